@@ -1,0 +1,27 @@
+//! The segmented runtime behind [parcomp](https://docs.rs/parcomp)'s `par!` comprehensions.
+//!
+//! - [`Source`]: what a generator reads by index (ranges, slices, `Vec`s, arrays, [`Jagged`]
+//!   rows, and `map`/`step_by`/`rev` of those);
+//! - [`Jagged`]: an array of arrays as offsets + values;
+//! - [`pipeline`]: the chain of stages the macro emits (`source`, `expand`, `product`,
+//!   `filter`, `bind`, `map`, `collect`);
+//! - [`segmented`]: `expand`, `expand_reduce`, `expand_outer_reduce`, `replicated_iota`,
+//!   `segmented_iota`, `segmented_scan`, `segmented_reduce` and parallel scans, on slices;
+//! - the CPU backends (rayon, and a sequential reference), chosen by [`Backend`].
+//!
+//! Users normally reach all of this through the `parcomp` crate.
+
+#![warn(missing_docs)]
+
+mod backend;
+mod cpu;
+mod jagged;
+pub mod pipeline;
+pub mod segmented;
+mod site;
+pub mod source;
+
+pub use backend::{with_backend, Backend};
+pub use jagged::{Jagged, JaggedError, Rows};
+pub use site::Site;
+pub use source::Source;

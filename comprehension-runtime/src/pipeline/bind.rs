@@ -1,0 +1,112 @@
+//! `bind`: a `let` qualifier extends the context with a value computed from it.
+
+use super::{Body, Descend, Driver, Folder, Stage};
+use crate::site::Site;
+use std::ops::{ControlFlow, Range};
+
+/// The `bind` stage.
+pub struct Bind<P, F> {
+    prev: P,
+    f: F,
+}
+
+impl<P, F> Bind<P, F> {
+    pub(super) fn new(prev: P, f: F) -> Self {
+        Bind { prev, f }
+    }
+}
+
+impl<P, F, T> Stage for Bind<P, F>
+where
+    P: Stage,
+    F: Fn(&P::Item) -> T + Sync,
+    T: Clone + Send + Sync,
+{
+    type Item = (P::Item, T);
+
+    fn drive<O, B, D>(self, site: &'static Site, body: B, driver: D) -> D::Output
+    where
+        O: Send,
+        B: Body<Self::Item, Out = O>,
+        D: Driver<O>,
+    {
+        self.prev.drive(site, BindBody { f: self.f, inner: body }, driver)
+    }
+}
+
+/// The body of a `let`: extend the context, then run `inner`.
+pub struct BindBody<F, B> {
+    f: F,
+    inner: B,
+}
+
+impl<F, B> BindBody<F, B> {
+    #[inline]
+    fn extend<C: Clone, T>(&self, ctx: &C) -> (C, T)
+    where
+        F: Fn(&C) -> T,
+    {
+        (ctx.clone(), (self.f)(ctx))
+    }
+}
+
+impl<C, F, T, B> Body<C> for BindBody<F, B>
+where
+    C: Clone,
+    F: Fn(&C) -> T + Sync,
+    B: Body<(C, T)>,
+{
+    type Out = B::Out;
+    const DEPTH: usize = B::DEPTH;
+    const FILTERS: bool = B::FILTERS;
+    const FILTERS_BELOW: bool = B::FILTERS_BELOW;
+    const CHILD_EXACT: bool = B::CHILD_EXACT;
+
+    #[inline]
+    fn feed<O: Folder<B::Out>>(&self, ctx: C, out: &mut O) -> ControlFlow<()> {
+        let value = (self.f)(&ctx);
+        self.inner.feed((ctx, value), out)
+    }
+
+    #[inline]
+    fn fanout(&self, ctx: &C) -> usize {
+        self.inner.fanout(&self.extend(ctx))
+    }
+
+    fn regular_fanout(&self) -> Option<usize> {
+        self.inner.regular_fanout()
+    }
+
+    #[inline]
+    fn feed_children<O: Folder<B::Out>>(
+        &self,
+        ctx: &C,
+        children: Range<usize>,
+        out: &mut O,
+    ) -> ControlFlow<()> {
+        self.inner.feed_children(&self.extend(ctx), children, out)
+    }
+
+    fn count(&self, ctx: C) -> Option<usize> {
+        if B::DEPTH == 0 {
+            // The last level yields at most one output; no need to compute the value.
+            return Some(1);
+        }
+        let value = (self.f)(&ctx);
+        self.inner.count((ctx, value))
+    }
+
+    fn count_children(&self, ctx: &C, children: Range<usize>) -> Option<usize> {
+        self.inner.count_children(&self.extend(ctx), children)
+    }
+
+    fn descend<I: Iterator<Item = C>, V: Descend<B::Out>>(&self, parents: I, visit: V) -> V::Output {
+        self.inner.descend(
+            parents.map(|ctx| {
+                let value = (self.f)(&ctx);
+                (ctx, value)
+            }),
+            visit,
+        )
+    }
+}

@@ -1,0 +1,183 @@
+//! `expand`: a generator. Each context of the level above has `size` children; child `i` is
+//! `(context, element i)`. A *product* is an expand whose size is the same for every context
+//! (the regular case), which lets the executor use index arithmetic instead of prefix sums.
+
+use super::{Body, Descend, Driver, Folder, Stage};
+use crate::site::Site;
+use crate::source::Source;
+use std::ops::{ControlFlow, Range};
+
+/// Produces, for one context, the source its children are read from (the generator's
+/// expression with the context's variables filled in).
+pub trait Generator<C>: Sync {
+    /// What the generator's expression evaluates to.
+    type Source: Source;
+    /// The children of `ctx`.
+    fn source(&self, ctx: &C) -> Self::Source;
+}
+
+impl<C, S, F> Generator<C> for F
+where
+    F: Fn(&C) -> S + Sync,
+    S: Source,
+{
+    type Source = S;
+    #[inline]
+    fn source(&self, ctx: &C) -> S {
+        self(ctx)
+    }
+}
+
+/// A generator that does not depend on the context: the same source for every context.
+#[derive(Clone, Copy, Debug)]
+pub struct Invariant<S>(pub S);
+
+impl<C, S: Source + Copy + Sync> Generator<C> for Invariant<S> {
+    type Source = S;
+    #[inline]
+    fn source(&self, _: &C) -> S {
+        self.0
+    }
+}
+
+/// The `expand` (or `product`) stage.
+pub struct Expand<P, G> {
+    prev: P,
+    gen: G,
+    regular: Option<usize>,
+}
+
+impl<P, G> Expand<P, G> {
+    pub(super) fn new(prev: P, gen: G, regular: Option<usize>) -> Self {
+        Expand { prev, gen, regular }
+    }
+}
+
+type Element<G, C> = <<G as Generator<C>>::Source as Source>::Item;
+
+impl<P, G> Stage for Expand<P, G>
+where
+    P: Stage,
+    G: Generator<P::Item>,
+    Element<G, P::Item>: Clone + Send + Sync,
+{
+    type Item = (P::Item, Element<G, P::Item>);
+
+    fn drive<O, B, D>(self, site: &'static Site, body: B, driver: D) -> D::Output
+    where
+        O: Send,
+        B: Body<Self::Item, Out = O>,
+        D: Driver<O>,
+    {
+        let body = ExpandBody { site, gen: self.gen, regular: self.regular, inner: body };
+        self.prev.drive(site, body, driver)
+    }
+}
+
+/// The body of a generator: for one context, loop over its children and run `inner` on each.
+pub struct ExpandBody<G, B> {
+    site: &'static Site,
+    gen: G,
+    regular: Option<usize>,
+    inner: B,
+}
+
+impl<G, B> ExpandBody<G, B> {
+    /// The children of `ctx`, checking the promise of a product that every context has the same
+    /// number of them.
+    #[inline]
+    fn children<C>(&self, ctx: &C) -> G::Source
+    where
+        G: Generator<C>,
+    {
+        let source = self.gen.source(ctx);
+        if let Some(len) = self.regular {
+            let got = source.size();
+            if got != len {
+                self.site.size_changed(len, got);
+            }
+        }
+        source
+    }
+}
+
+impl<C, G, B> Body<C> for ExpandBody<G, B>
+where
+    C: Clone + Send + Sync,
+    G: Generator<C>,
+    Element<G, C>: Clone + Send + Sync,
+    B: Body<(C, Element<G, C>)>,
+{
+    type Out = B::Out;
+    const DEPTH: usize = 1 + B::DEPTH;
+    const FILTERS: bool = B::FILTERS;
+    const FILTERS_BELOW: bool = B::FILTERS;
+    const CHILD_EXACT: bool = B::DEPTH == 0 && !B::FILTERS;
+
+    #[inline]
+    fn feed<F: Folder<B::Out>>(&self, ctx: C, out: &mut F) -> ControlFlow<()> {
+        let source = self.children(&ctx);
+        for i in 0..source.size() {
+            self.inner.feed((ctx.clone(), source.fetch(i)), out)?;
+        }
+        ControlFlow::Continue(())
+    }
+
+    #[inline]
+    fn fanout(&self, ctx: &C) -> usize {
+        match self.regular {
+            Some(len) => len,
+            None => self.gen.source(ctx).size(),
+        }
+    }
+
+    fn regular_fanout(&self) -> Option<usize> {
+        self.regular
+    }
+
+    #[inline]
+    fn feed_children<F: Folder<B::Out>>(
+        &self,
+        ctx: &C,
+        children: Range<usize>,
+        out: &mut F,
+    ) -> ControlFlow<()> {
+        let source = self.children(ctx);
+        let len = source.size();
+        if children.end > len {
+            self.site.size_changed(children.end, len);
+        }
+        for i in children {
+            self.inner.feed((ctx.clone(), source.fetch(i)), out)?;
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn count(&self, ctx: C) -> Option<usize> {
+        let n = self.fanout(&ctx);
+        self.count_children(&ctx, 0..n)
+    }
+
+    fn count_children(&self, ctx: &C, children: Range<usize>) -> Option<usize> {
+        if B::DEPTH == 0 {
+            return Some(children.end - children.start);
+        }
+        let source = self.children(ctx);
+        let mut total = 0usize;
+        for i in children {
+            total = total.checked_add(self.inner.count((ctx.clone(), source.fetch(i)))?)?;
+        }
+        Some(total)
+    }
+
+    fn descend<I: Iterator<Item = C>, V: Descend<B::Out>>(&self, parents: I, visit: V) -> V::Output {
+        let mut contexts = Vec::new();
+        for ctx in parents {
+            let source = self.children(&ctx);
+            for i in 0..source.size() {
+                contexts.push((ctx.clone(), source.fetch(i)));
+            }
+        }
+        visit.visit(contexts, &self.inner)
+    }
+}

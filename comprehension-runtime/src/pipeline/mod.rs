@@ -1,0 +1,195 @@
+//! The pipeline the `par!` macro emits: `source`, `expand`/`product`, `filter`, `bind`, `map`,
+//! `collect`. See `README.md` in this folder for how the pieces fit together.
+//!
+//! A comprehension is written outside-in (the first generator first) and built as a chain of
+//! [`Stage`]s. When a terminal (`collect`) is called, the chain is *driven*: each stage wraps
+//! the [`Body`] built so far and hands it to the stage before it, so that at the root the body
+//! reads inside-out — "for one element of this level, run everything below it". The executor
+//! in [`crate::cpu`] then decides, knowing every level's size function, where to split the
+//! iteration space across threads, while the levels below the split run as fused nested loops.
+
+mod bind;
+mod expand;
+mod filter;
+mod head;
+mod root;
+
+pub use bind::{Bind, BindBody};
+pub use expand::{Expand, ExpandBody, Generator, Invariant};
+pub use filter::{Filter, FilterBody};
+pub use head::{Collect, Comprehension, MapBody};
+pub use root::{source, Root};
+
+use crate::site::Site;
+use crate::source::Source;
+use std::ops::{ControlFlow, Range};
+
+/// Where the outputs of a run go: a `Vec`, a slice being filled, an accumulator.
+pub trait Folder<T> {
+    /// Takes one output; `Break` stops the run early (e.g. `par_any!` found its answer).
+    fn push(&mut self, item: T) -> ControlFlow<()>;
+}
+
+impl<T> Folder<T> for Vec<T> {
+    #[inline]
+    fn push(&mut self, item: T) -> ControlFlow<()> {
+        Vec::push(self, item);
+        ControlFlow::Continue(())
+    }
+}
+
+/// Everything below one level of a comprehension, for one context of that level.
+///
+/// `C` is the context: the values bound so far, as nested pairs `((x, y), z)`. A body is a
+/// chain of [`FilterBody`], [`BindBody`] and [`ExpandBody`] nodes ending in the head
+/// ([`MapBody`]). Methods about "children" refer to the next generator below this point (the
+/// first `ExpandBody` in the chain, after any filters and `let`s of this level); they are only
+/// called when [`Body::DEPTH`] is at least 1.
+pub trait Body<C>: Sync {
+    /// The element type of the result.
+    type Out: Send;
+    /// Number of generators below this point (0: each context yields at most one output).
+    const DEPTH: usize;
+    /// Whether a filter stands anywhere in this body.
+    const FILTERS: bool;
+    /// Whether a filter stands below the next generator (children may yield no output).
+    const FILTERS_BELOW: bool;
+    /// Whether every child of the next generator yields exactly one output (no filter and no
+    /// further generator below it): outputs can then be placed by index.
+    const CHILD_EXACT: bool;
+
+    /// Runs the whole subtree of `ctx`, in nested-loop order.
+    fn feed<F: Folder<Self::Out>>(&self, ctx: C, out: &mut F) -> ControlFlow<()>;
+
+    /// Number of children of `ctx` at the next generator; 0 when a filter of this level rejects
+    /// `ctx`.
+    fn fanout(&self, ctx: &C) -> usize;
+
+    /// The fanout when it is the same for every context (a product, with no filter before it).
+    fn regular_fanout(&self) -> Option<usize>;
+
+    /// Runs the subtrees of children `children` of `ctx` only.
+    fn feed_children<F: Folder<Self::Out>>(
+        &self,
+        ctx: &C,
+        children: Range<usize>,
+        out: &mut F,
+    ) -> ControlFlow<()>;
+
+    /// Number of outputs of the subtree of `ctx`: exact when no filter stands below the next
+    /// generator, otherwise an upper bound (filters of the last level are not evaluated).
+    /// `None` if the count overflows `usize`.
+    fn count(&self, ctx: C) -> Option<usize>;
+
+    /// [`Body::count`] summed over children `children` of `ctx`.
+    fn count_children(&self, ctx: &C, children: Range<usize>) -> Option<usize>;
+
+    /// Materialises the contexts of the next generator for all of `parents` and hands them with
+    /// the body below that generator to `visit` — used to split a level too small to balance.
+    fn descend<I: Iterator<Item = C>, V: Descend<Self::Out>>(&self, parents: I, visit: V)
+        -> V::Output;
+}
+
+/// What to do with a materialised level (see [`Body::descend`]).
+pub trait Descend<Out> {
+    /// The result of the run.
+    type Output;
+    /// Continues the run on `contexts`, each to be run through `body`.
+    fn visit<C, B>(self, contexts: Vec<C>, body: &B) -> Self::Output
+    where
+        C: Clone + Send + Sync,
+        B: Body<C, Out = Out>;
+}
+
+/// How a driven pipeline is finally run (collect into a `Vec`, reduce, ...).
+pub trait Driver<Out: Send> {
+    /// The result.
+    type Output;
+    /// Runs `body` for every element of `source`.
+    fn run<S, B>(self, site: &'static Site, source: S, body: B) -> Self::Output
+    where
+        S: Source + Sync,
+        S::Item: Clone + Send + Sync,
+        B: Body<S::Item, Out = Out>;
+}
+
+/// One stage of a comprehension, built outside-in.
+pub trait Stage {
+    /// The context after this stage.
+    type Item: Clone + Send + Sync;
+    /// Wraps `body` in this stage's body and drives the stage before it.
+    fn drive<O, B, D>(self, site: &'static Site, body: B, driver: D) -> D::Output
+    where
+        O: Send,
+        B: Body<Self::Item, Out = O>,
+        D: Driver<O>;
+}
+
+/// A comprehension under construction: the stages so far and where it was written.
+#[must_use = "a pipeline does nothing until it is collected"]
+pub struct Pipeline<P> {
+    site: &'static Site,
+    stage: P,
+}
+
+impl<P: Stage> Pipeline<P> {
+    /// A generator whose size depends on the context: `y <- x..n` becomes
+    /// `.expand(|&x| x..n)`. The new context is `(context, element)`.
+    pub fn expand<G, S>(self, gen: G) -> Pipeline<Expand<P, G>>
+    where
+        G: Fn(&P::Item) -> S + Sync,
+        S: Source,
+        S::Item: Clone + Send + Sync,
+    {
+        Pipeline { site: self.site, stage: Expand::new(self.stage, gen, None) }
+    }
+
+    /// A generator that does not depend on the context at all (the regular case): `y <- ys`
+    /// becomes `.product(&ys)`, evaluated once. Sizes are index arithmetic, no prefix sums.
+    pub fn product<S>(self, source: S) -> Pipeline<Expand<P, Invariant<S>>>
+    where
+        S: Source + Copy + Sync,
+        S::Item: Clone + Send + Sync,
+    {
+        let len = source.size();
+        Pipeline { site: self.site, stage: Expand::new(self.stage, Invariant(source), Some(len)) }
+    }
+
+    /// A generator whose *size* does not depend on the context but whose elements do:
+    /// `y <- (0..k).map(|i| x + i)` becomes `.product_with(len(&(0..k)), |&x| map(0..k, ..))`.
+    /// Every `gen(ctx)` must have length `len` (checked).
+    pub fn product_with<G, S>(self, len: usize, gen: G) -> Pipeline<Expand<P, G>>
+    where
+        G: Fn(&P::Item) -> S + Sync,
+        S: Source,
+        S::Item: Clone + Send + Sync,
+    {
+        Pipeline { site: self.site, stage: Expand::new(self.stage, gen, Some(len)) }
+    }
+
+    /// A filter qualifier: keeps the contexts for which `pred` holds.
+    pub fn filter<F>(self, pred: F) -> Pipeline<Filter<P, F>>
+    where
+        F: Fn(&P::Item) -> bool + Sync,
+    {
+        Pipeline { site: self.site, stage: Filter::new(self.stage, pred) }
+    }
+
+    /// A `let` qualifier: extends the context with `f(context)`.
+    pub fn bind<F, T>(self, f: F) -> Pipeline<Bind<P, F>>
+    where
+        F: Fn(&P::Item) -> T + Sync,
+        T: Clone + Send + Sync,
+    {
+        Pipeline { site: self.site, stage: Bind::new(self.stage, f) }
+    }
+
+    /// The head of the comprehension: the element computed for each context.
+    pub fn map<H, T>(self, head: H) -> Comprehension<P, H>
+    where
+        H: Fn(P::Item) -> T + Sync,
+        T: Send,
+    {
+        Comprehension::new(self.site, self.stage, head)
+    }
+}

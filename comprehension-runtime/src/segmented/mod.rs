@@ -1,0 +1,1 @@
+//! The segmented primitives of flattening by expansion, as a public API on slices.

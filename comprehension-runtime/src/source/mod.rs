@@ -1,0 +1,103 @@
+//! `Source`: a collection whose size and elements can be read without iterating it.
+//!
+//! A generator `x <- e` can be flattened when the runtime can ask `e` for its length and its
+//! `i`-th element in O(1) — the `Size` and `Fetch` of the translation. Ranges, slices, `Vec`s,
+//! arrays and the rows of a [`Jagged`](crate::Jagged) are sources; `map`, `step_by` and `rev`
+//! over a source are sources again ([`adaptors`]).
+
+mod adaptors;
+mod range;
+
+pub use adaptors::{map, rev, step_by, Map, Rev, StepBy};
+
+/// A collection that knows its size and yields its `i`-th element by value.
+///
+/// Elements of slices, `Vec`s and arrays are copied out (`T: Copy`), so a comprehension never
+/// holds a borrow of an element across iterations.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be read by index, so it cannot be a generator of a comprehension",
+    label = "not a parcomp `Source`",
+    note = "generators are ranges (`a..b`, `a..=b` of an integer type), slices, `Vec`s, arrays, \
+            `Jagged` arrays (rows) and `.map(f)`, `.step_by(k)`, `.rev()` of those",
+    note = "to use an iterator, collect it into a `Vec` before the comprehension"
+)]
+pub trait Source {
+    /// What one element is.
+    type Item;
+
+    /// Number of elements (the translation's `Size`).
+    fn size(&self) -> usize;
+
+    /// The element at `index` (the translation's `Fetch`); callers guarantee
+    /// `index < self.size()`, implementations may panic otherwise.
+    fn fetch(&self, index: usize) -> Self::Item;
+}
+
+/// The size of a source (used by emitted code for the size of a regular generator).
+pub fn size<S: Source + ?Sized>(source: &S) -> usize {
+    source.size()
+}
+
+impl<S: Source + ?Sized> Source for &S {
+    type Item = S::Item;
+    #[inline]
+    fn size(&self) -> usize {
+        (**self).size()
+    }
+    #[inline]
+    fn fetch(&self, index: usize) -> S::Item {
+        (**self).fetch(index)
+    }
+}
+
+impl<T: Copy> Source for [T] {
+    type Item = T;
+    #[inline]
+    fn size(&self) -> usize {
+        <[T]>::len(self)
+    }
+    #[inline]
+    fn fetch(&self, index: usize) -> T {
+        self[index]
+    }
+}
+
+impl<T: Copy> Source for Vec<T> {
+    type Item = T;
+    #[inline]
+    fn size(&self) -> usize {
+        Vec::len(self)
+    }
+    #[inline]
+    fn fetch(&self, index: usize) -> T {
+        self[index]
+    }
+}
+
+impl<T: Copy, const N: usize> Source for [T; N] {
+    type Item = T;
+    #[inline]
+    fn size(&self) -> usize {
+        N
+    }
+    #[inline]
+    fn fetch(&self, index: usize) -> T {
+        self[index]
+    }
+}
+
+/// Contexts materialised by the runtime (a small level of the iteration space that is split
+/// further): yields clones.
+pub(crate) struct Materialized<C>(pub(crate) Vec<C>);
+
+impl<C: Clone> Source for Materialized<C> {
+    type Item = C;
+    #[inline]
+    fn size(&self) -> usize {
+        self.0.len()
+    }
+    #[inline]
+    fn fetch(&self, index: usize) -> C {
+        self.0[index].clone()
+    }
+}
