@@ -1,7 +1,7 @@
 //! The pipeline written by hand the way the macro emits it, on every backend.
 
 use comprehension_runtime::pipeline::source;
-use comprehension_runtime::source::{map, rev, size};
+use comprehension_runtime::source::{map, rev};
 use comprehension_runtime::{with_backend, Backend, Jagged, Site};
 
 static SITE: Site = Site { text: "test", file: file!(), line: line!(), column: column!() };
@@ -51,7 +51,7 @@ fn skewed_rows_and_products() {
     let got = each_backend(|| {
         source(&SITE, &(0..rows.len()))
             .expand(|&i| jagged.row(i))
-            .product(&(0..3u64))
+            .product(&map(0..3u64, |k| k))
             .map(|((i, v), k)| i as u64 * 1000 + v * 3 + k)
             .collect()
     });
@@ -72,7 +72,7 @@ fn lets_filters_and_regular_sizes() {
         source(&SITE, &(0..50i64))
             .filter(|&x| x % 3 != 0)
             .bind(|&x| x * x)
-            .product_with(size(&(0..7)), |&(x, _)| map(0..7i64, move |i| x + i))
+            .product_map(&(0..7i64), |&(x, _), i| x + i)
             .filter(|&((_, sq), y)| (sq + y) % 2 == 0)
             .expand(|&((x, _), y)| rev(y..x + 40))
             .map(|(((x, sq), y), z)| x + sq + y * z)

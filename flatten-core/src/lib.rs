@@ -1,1 +1,65 @@
-//! stub
+//! The comprehension compiler of [parcomp](https://docs.rs/parcomp), as an ordinary library.
+//!
+//! ```text
+//! tokens ──syntax──▶ Comprehension ──analysis──▶ Plan ──emit──▶ runtime calls
+//! ```
+//!
+//! - [`syntax`]: splits `HEAD | QUALIFIERS` at its top-level `|` and parses generators
+//!   (`PAT <- EXPR`), filters and `let`s;
+//! - [`analysis`]: scopes and dependencies, `Size`/`Fetch` of each generator, the regular case;
+//! - [`plan`]: the result, printable with [`plan::Plan::explain`];
+//! - [`emit`]: the plan as a chain of calls into `comprehension-runtime`.
+//!
+//! Every stage collects all the errors it finds, each with a span and a help line, and the
+//! macro reports them together as `compile_error!`s.
+
+pub mod analysis;
+pub mod error;
+pub mod emit;
+pub mod plan;
+pub mod syntax;
+mod text;
+
+pub use plan::{Plan, Terminal};
+pub use text::text;
+
+use error::Errors;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// The path of the runtime as the emitted code names it: the `parcomp` facade re-exports it.
+pub fn runtime_path() -> TokenStream {
+    quote! { ::parcomp::__rt }
+}
+
+/// Compiles a comprehension to its plan, or every error found in it.
+pub fn compile(input: TokenStream, terminal: Terminal) -> Result<Plan, syn::Error> {
+    let mut errors = Errors::default();
+    let input_text = text(&input);
+    let plan = syntax::parse(input, &mut errors)
+        .and_then(|c| analysis::analyze(c, terminal, input_text, &mut errors));
+    match plan {
+        Some(plan) if errors.is_empty() => Ok(plan),
+        _ => errors.finish(()).and_then(|()| unreachable!("no plan without an error")),
+    }
+}
+
+/// `par![HEAD | QUALIFIERS]`: the comprehension as runtime calls that collect a `Vec`.
+pub fn par(input: TokenStream) -> TokenStream {
+    match compile(input, Terminal::Collect) {
+        Ok(plan) => emit::emit(&plan, &runtime_path()),
+        Err(errors) => error::to_compile_errors(errors),
+    }
+}
+
+/// `par_explain![HEAD | QUALIFIERS]`: the plan of the comprehension as a `&'static str`,
+/// without running it.
+pub fn par_explain(input: TokenStream) -> TokenStream {
+    match compile(input, Terminal::Collect) {
+        Ok(plan) => {
+            let explanation = plan.explain();
+            quote! { #explanation }
+        }
+        Err(errors) => error::to_compile_errors(errors),
+    }
+}

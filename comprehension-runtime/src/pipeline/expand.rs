@@ -1,6 +1,12 @@
 //! `expand`: a generator. Each context of the level above has `size` children; child `i` is
-//! `(context, element i)`. A *product* is an expand whose size is the same for every context
+//! `(context, element i)`. A *product* is an expand whose source is the same for every context
 //! (the regular case), which lets the executor use index arithmetic instead of prefix sums.
+//!
+//! A generator is split in two: the *source*, which gives the size and is read by index, and an
+//! optional *element map* applied to each element read. `y <- (0..k).map(|i| x + i)` becomes the
+//! source `0..k` — the same for every context, so a product — and the element map
+//! `|&x, i| x + i`, which may use the context. Keeping the map out of the source means the
+//! source never has to capture the context.
 
 use super::{Body, Descend, Driver, Folder, Stage};
 use crate::site::Site;
@@ -40,28 +46,62 @@ impl<C, S: Source + Copy + Sync> Generator<C> for Invariant<S> {
     }
 }
 
-/// The `expand` (or `product`) stage.
-pub struct Expand<P, G> {
-    prev: P,
-    gen: G,
-    regular: Option<usize>,
+/// Turns an element read from a generator's source into the value bound by the generator.
+pub trait ElementMap<C, I>: Sync {
+    /// The bound value.
+    type Out;
+    /// The value bound for `item`, read for context `ctx`.
+    fn apply(&self, ctx: &C, item: I) -> Self::Out;
 }
 
-impl<P, G> Expand<P, G> {
-    pub(super) fn new(prev: P, gen: G, regular: Option<usize>) -> Self {
-        Expand { prev, gen, regular }
+impl<C, I, T, F> ElementMap<C, I> for F
+where
+    F: Fn(&C, I) -> T + Sync,
+{
+    type Out = T;
+    #[inline]
+    fn apply(&self, ctx: &C, item: I) -> T {
+        self(ctx, item)
     }
 }
 
-type Element<G, C> = <<G as Generator<C>>::Source as Source>::Item;
+/// The element map of a generator without `.map(..)`: binds the element itself.
+#[derive(Clone, Copy, Debug)]
+pub struct Identity;
 
-impl<P, G> Stage for Expand<P, G>
+impl<C, I> ElementMap<C, I> for Identity {
+    type Out = I;
+    #[inline]
+    fn apply(&self, _: &C, item: I) -> I {
+        item
+    }
+}
+
+/// The `expand` (or `product`) stage.
+pub struct Expand<P, G, M> {
+    prev: P,
+    gen: G,
+    map: M,
+    regular: Option<usize>,
+}
+
+impl<P, G, M> Expand<P, G, M> {
+    pub(super) fn new(prev: P, gen: G, map: M, regular: Option<usize>) -> Self {
+        Expand { prev, gen, map, regular }
+    }
+}
+
+type Read<G, C> = <<G as Generator<C>>::Source as Source>::Item;
+type Element<G, M, C> = <M as ElementMap<C, Read<G, C>>>::Out;
+
+impl<P, G, M> Stage for Expand<P, G, M>
 where
     P: Stage,
     G: Generator<P::Item>,
-    Element<G, P::Item>: Clone + Send + Sync,
+    M: ElementMap<P::Item, Read<G, P::Item>>,
+    Element<G, M, P::Item>: Clone + Send + Sync,
 {
-    type Item = (P::Item, Element<G, P::Item>);
+    type Item = (P::Item, Element<G, M, P::Item>);
 
     fn drive<O, B, D>(self, site: &'static Site, body: B, driver: D) -> D::Output
     where
@@ -69,20 +109,22 @@ where
         B: Body<Self::Item, Out = O>,
         D: Driver<O>,
     {
-        let body = ExpandBody { site, gen: self.gen, regular: self.regular, inner: body };
+        let body =
+            ExpandBody { site, gen: self.gen, map: self.map, regular: self.regular, inner: body };
         self.prev.drive(site, body, driver)
     }
 }
 
 /// The body of a generator: for one context, loop over its children and run `inner` on each.
-pub struct ExpandBody<G, B> {
+pub struct ExpandBody<G, M, B> {
     site: &'static Site,
     gen: G,
+    map: M,
     regular: Option<usize>,
     inner: B,
 }
 
-impl<G, B> ExpandBody<G, B> {
+impl<G, M, B> ExpandBody<G, M, B> {
     /// The children of `ctx`, checking the promise of a product that every context has the same
     /// number of them.
     #[inline]
@@ -99,14 +141,26 @@ impl<G, B> ExpandBody<G, B> {
         }
         source
     }
+
+    /// Child `i` of `ctx`, read from `source`.
+    #[inline]
+    fn child<C>(&self, ctx: &C, source: &G::Source, i: usize) -> (C, M::Out)
+    where
+        C: Clone,
+        G: Generator<C>,
+        M: ElementMap<C, Read<G, C>>,
+    {
+        (ctx.clone(), self.map.apply(ctx, source.fetch(i)))
+    }
 }
 
-impl<C, G, B> Body<C> for ExpandBody<G, B>
+impl<C, G, M, B> Body<C> for ExpandBody<G, M, B>
 where
     C: Clone + Send + Sync,
     G: Generator<C>,
-    Element<G, C>: Clone + Send + Sync,
-    B: Body<(C, Element<G, C>)>,
+    M: ElementMap<C, Read<G, C>>,
+    Element<G, M, C>: Clone + Send + Sync,
+    B: Body<(C, Element<G, M, C>)>,
 {
     type Out = B::Out;
     const DEPTH: usize = 1 + B::DEPTH;
@@ -118,7 +172,7 @@ where
     fn feed<F: Folder<B::Out>>(&self, ctx: C, out: &mut F) -> ControlFlow<()> {
         let source = self.children(&ctx);
         for i in 0..source.size() {
-            self.inner.feed((ctx.clone(), source.fetch(i)), out)?;
+            self.inner.feed(self.child(&ctx, &source, i), out)?;
         }
         ControlFlow::Continue(())
     }
@@ -148,7 +202,7 @@ where
             self.site.size_changed(children.end, len);
         }
         for i in children {
-            self.inner.feed((ctx.clone(), source.fetch(i)), out)?;
+            self.inner.feed(self.child(ctx, &source, i), out)?;
         }
         ControlFlow::Continue(())
     }
@@ -165,7 +219,7 @@ where
         let source = self.children(ctx);
         let mut total = 0usize;
         for i in children {
-            total = total.checked_add(self.inner.count((ctx.clone(), source.fetch(i)))?)?;
+            total = total.checked_add(self.inner.count(self.child(ctx, &source, i))?)?;
         }
         Some(total)
     }
@@ -175,7 +229,7 @@ where
         for ctx in parents {
             let source = self.children(&ctx);
             for i in 0..source.size() {
-                contexts.push((ctx.clone(), source.fetch(i)));
+                contexts.push(self.child(&ctx, &source, i));
             }
         }
         visit.visit(contexts, &self.inner)

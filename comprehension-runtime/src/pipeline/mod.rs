@@ -15,7 +15,7 @@ mod head;
 mod root;
 
 pub use bind::{Bind, BindBody};
-pub use expand::{Expand, ExpandBody, Generator, Invariant};
+pub use expand::{ElementMap, Expand, ExpandBody, Generator, Identity, Invariant};
 pub use filter::{Filter, FilterBody};
 pub use head::{Collect, Comprehension, MapBody};
 pub use root::{source, Root};
@@ -133,38 +133,52 @@ pub struct Pipeline<P> {
 }
 
 impl<P: Stage> Pipeline<P> {
-    /// A generator whose size depends on the context: `y <- x..n` becomes
+    /// A generator whose source depends on the context: `y <- x..n` becomes
     /// `.expand(|&x| x..n)`. The new context is `(context, element)`.
-    pub fn expand<G, S>(self, gen: G) -> Pipeline<Expand<P, G>>
+    pub fn expand<G, S>(self, gen: G) -> Pipeline<Expand<P, G, Identity>>
     where
         G: Fn(&P::Item) -> S + Sync,
         S: Source,
         S::Item: Clone + Send + Sync,
     {
-        Pipeline { site: self.site, stage: Expand::new(self.stage, gen, None) }
+        Pipeline { site: self.site, stage: Expand::new(self.stage, gen, Identity, None) }
     }
 
-    /// A generator that does not depend on the context at all (the regular case): `y <- ys`
+    /// [`expand`](Self::expand) with an element map: `y <- (0..x).map(|i| i * z)` becomes
+    /// `.expand_map(|&(x, _)| 0..x, |&(_, z), i| i * z)`.
+    pub fn expand_map<G, S, M, T>(self, gen: G, map: M) -> Pipeline<Expand<P, G, M>>
+    where
+        G: Fn(&P::Item) -> S + Sync,
+        S: Source,
+        M: Fn(&P::Item, S::Item) -> T + Sync,
+        T: Clone + Send + Sync,
+    {
+        Pipeline { site: self.site, stage: Expand::new(self.stage, gen, map, None) }
+    }
+
+    /// A generator whose source does not depend on the context (the regular case): `y <- ys`
     /// becomes `.product(&ys)`, evaluated once. Sizes are index arithmetic, no prefix sums.
-    pub fn product<S>(self, source: S) -> Pipeline<Expand<P, Invariant<S>>>
+    pub fn product<S>(self, source: S) -> Pipeline<Expand<P, Invariant<S>, Identity>>
     where
         S: Source + Copy + Sync,
         S::Item: Clone + Send + Sync,
     {
-        let len = source.size();
-        Pipeline { site: self.site, stage: Expand::new(self.stage, Invariant(source), Some(len)) }
+        let size = source.size();
+        let stage = Expand::new(self.stage, Invariant(source), Identity, Some(size));
+        Pipeline { site: self.site, stage }
     }
 
-    /// A generator whose *size* does not depend on the context but whose elements do:
-    /// `y <- (0..k).map(|i| x + i)` becomes `.product_with(len(&(0..k)), |&x| map(0..k, ..))`.
-    /// Every `gen(ctx)` must have length `len` (checked).
-    pub fn product_with<G, S>(self, len: usize, gen: G) -> Pipeline<Expand<P, G>>
+    /// [`product`](Self::product) with an element map that may use the context:
+    /// `y <- (0..k).map(|i| x + i)` becomes `.product_map(&(0..k), |&x, i| x + i)`.
+    pub fn product_map<S, M, T>(self, source: S, map: M) -> Pipeline<Expand<P, Invariant<S>, M>>
     where
-        G: Fn(&P::Item) -> S + Sync,
-        S: Source,
-        S::Item: Clone + Send + Sync,
+        S: Source + Copy + Sync,
+        M: Fn(&P::Item, S::Item) -> T + Sync,
+        T: Clone + Send + Sync,
     {
-        Pipeline { site: self.site, stage: Expand::new(self.stage, gen, Some(len)) }
+        let size = source.size();
+        let stage = Expand::new(self.stage, Invariant(source), map, Some(size));
+        Pipeline { site: self.site, stage }
     }
 
     /// A filter qualifier: keeps the contexts for which `pred` holds.

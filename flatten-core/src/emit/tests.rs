@@ -1,0 +1,45 @@
+use crate::text::text;
+use crate::{compile, emit::emit, Terminal};
+use quote::quote;
+
+fn emitted(input: proc_macro2::TokenStream) -> String {
+    let plan = compile(input, Terminal::Collect).unwrap_or_else(|e| panic!("{e}"));
+    text(&emit(&plan, &quote!(rt)))
+}
+
+#[test]
+fn pythagorean_triples_become_two_expands() {
+    let code = emitted(quote!((x, y, z) | x <- 1..n, y <- x..n, z <- y..x + y, z < n, x * x + y * y == z * z));
+    assert!(code.contains("rt::source(&__PARCOMP_SITE, &((1)..(n)))"), "{code}");
+    assert!(code.contains(".expand(|&x| (x)..(n))"), "{code}");
+    assert!(code.contains(".expand(|&(x, y)| (y)..(x + y))"), "{code}");
+    assert!(code.contains(".filter(|&(_, z)| z < n)"), "{code}");
+    assert!(code.contains(".filter(|&((x, y), z)| x * x + y * y == z * z)"), "{code}");
+    assert!(code.contains(".map(|((x, y), z)| (x, y, z))"), "{code}");
+}
+
+#[test]
+fn invariant_generators_become_products() {
+    let code = emitted(quote!(x + y | x <- xs, y <- 0..m));
+    assert!(code.contains(".product(&((0)..(m)))"), "{code}");
+    let code = emitted(quote!(x + y | x <- xs, y <- (0..m).map(|j| j + x)));
+    assert!(code.contains(".product_map(&((0)..(m)), |&x, __parcomp_item| (|j| j + x)(__parcomp_item))"), "{code}");
+}
+
+#[test]
+fn rows_are_read_in_place_from_hoisted_collections() {
+    let code = emitted(quote!(v | i <- 0..n, v <- rows[i]));
+    assert!(code.contains("let __parcomp_collection_0 = &(rows);"), "{code}");
+    assert!(code.contains(".expand(|&i| &__parcomp_collection_0[i])"), "{code}");
+    let code = emitted(quote!(c * v | i <- 0..m.len(), (c, v) <- m.row(i)));
+    assert!(code.contains(".expand(|&i| __parcomp_collection_0.row(i))"), "{code}");
+    assert!(code.contains(".map(|(_, (c, v))| c * v)"), "{code}");
+    let code = emitted(quote!(v | row <- &m, v <- row));
+    assert!(code.contains(".expand(|&row| row)"), "{code}");
+}
+
+#[test]
+fn later_bindings_shadow_earlier_ones() {
+    let code = emitted(quote!(x | x <- 0..3, x <- 0..x));
+    assert!(code.contains(".map(|(_, x)| x)"), "{code}");
+}

@@ -1,0 +1,52 @@
+//! Errors with a span and a help line, collected so the user sees all of them at once.
+
+use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
+use std::fmt::Display;
+
+/// Builds an error at `span` whose message ends with a `help:` line.
+pub fn error(span: Span, message: impl Display, help: impl Display) -> syn::Error {
+    syn::Error::new(span, format!("{message}\n= help: {help}"))
+}
+
+/// Builds an error covering `tokens` whose message ends with a `help:` line.
+pub fn error_spanned(
+    tokens: impl ToTokens,
+    message: impl Display,
+    help: impl Display,
+) -> syn::Error {
+    syn::Error::new_spanned(tokens, format!("{message}\n= help: {help}"))
+}
+
+/// The errors found so far (serde's `Ctxt` idea): every stage adds what it finds and keeps
+/// going where it can, and the macro reports them all together.
+#[derive(Default)]
+pub struct Errors {
+    errors: Option<syn::Error>,
+}
+
+impl Errors {
+    pub fn push(&mut self, error: syn::Error) {
+        match &mut self.errors {
+            Some(all) => all.combine(error),
+            None => self.errors = Some(error),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.errors.is_none()
+    }
+
+    /// `Ok(value)` if nothing went wrong, else every error combined.
+    pub fn finish<T>(self, value: T) -> Result<T, syn::Error> {
+        match self.errors {
+            Some(errors) => Err(errors),
+            None => Ok(value),
+        }
+    }
+}
+
+/// Renders an error as `compile_error!` invocations at the user's spans.
+pub fn to_compile_errors(error: syn::Error) -> TokenStream {
+    error.to_compile_error()
+}

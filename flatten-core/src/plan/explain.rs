@@ -1,0 +1,57 @@
+//! `par_explain!`: the plan as a table a person can read.
+
+use super::{Plan, Prelude, StepKind};
+use crate::text::text;
+use std::fmt::Write;
+
+impl Plan {
+    /// The plan as text: one line per stage, with what each stage depends on.
+    ///
+    /// ```text
+    /// par![(x, y, z) | x <- 1..n, y <- x..n, z <- y..x + y, z < n, x * x + y * y == z * z]
+    ///   source   x <- 1..n
+    ///   expand   y <- x..n            size depends on x
+    ///   expand   z <- y..x + y        size depends on x, y
+    ///   filter   z < n
+    ///   filter   x * x + y * y == z * z
+    ///   map      (x, y, z)
+    ///   collect  Vec in nested-loop order
+    /// ```
+    pub fn explain(&self) -> String {
+        let mut rows: Vec<(String, String, String)> = Vec::new();
+        for prelude in &self.prelude {
+            if let Prelude::Let { pat, expr } = prelude {
+                rows.push((
+                    "once".into(),
+                    format!("let {} = {}", text(pat), text(expr)),
+                    "evaluated before the comprehension runs".into(),
+                ));
+            }
+        }
+        for step in &self.steps {
+            let note = match &step.kind {
+                StepKind::Root(_) => "evaluated once, split across threads".to_string(),
+                StepKind::Product(form) if form.maps.is_empty() || step.uses.is_empty() => {
+                    "regular: the same for every context, evaluated once".to_string()
+                }
+                StepKind::Product(_) => {
+                    format!("regular size; elements use {}", step.uses.join(", "))
+                }
+                StepKind::Expand(_) => format!("size depends on {}", step.uses.join(", ")),
+                StepKind::Filter(_) | StepKind::Let(_) if step.uses.is_empty() => String::new(),
+                StepKind::Filter(_) | StepKind::Let(_) => format!("uses {}", step.uses.join(", ")),
+            };
+            rows.push((step.kind.name().into(), step.text.clone(), note));
+        }
+        rows.push(("map".into(), text(&self.head), String::new()));
+        rows.push(("collect".into(), "Vec in nested-loop order".into(), String::new()));
+
+        let width = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
+        let mut out = format!("{}![{}]\n", self.terminal.macro_name(), self.text);
+        for (kind, what, note) in rows {
+            let line = format!("  {kind:<8} {what:<width$}  {note}");
+            let _ = writeln!(out, "{}", line.trim_end());
+        }
+        out
+    }
+}
