@@ -55,6 +55,7 @@ impl fmt::Display for Backend {
 
 thread_local! {
     static OVERRIDE: Cell<Option<Backend>> = const { Cell::new(None) };
+    static EAGER: Cell<bool> = const { Cell::new(false) };
 }
 
 fn process_default() -> Backend {
@@ -91,4 +92,24 @@ pub fn with_backend<R>(backend: Backend, f: impl FnOnce() -> R) -> R {
     }
     let _restore = Restore(OVERRIDE.with(|cell| cell.replace(Some(backend))));
     f()
+}
+
+/// Runs `f` with the rayon backend splitting every comprehension started on this thread as
+/// finely as it can: no sequential cutoff for small inputs, many small ranges. Results are the
+/// same; this exists so that tests exercise the parallel paths on small inputs.
+#[doc(hidden)]
+pub fn with_eager_splitting<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            EAGER.with(|cell| cell.set(self.0));
+        }
+    }
+    let _restore = Restore(EAGER.with(|cell| cell.replace(true)));
+    f()
+}
+
+/// Whether [`with_eager_splitting`] is in effect on this thread.
+pub(crate) fn eager_splitting() -> bool {
+    EAGER.with(Cell::get)
 }

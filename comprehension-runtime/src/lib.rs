@@ -21,7 +21,7 @@ pub mod segmented;
 mod site;
 pub mod source;
 
-pub use backend::{with_backend, Backend};
+pub use backend::{with_backend, with_eager_splitting, Backend};
 pub use jagged::{Jagged, JaggedError, Rows};
 pub use site::Site;
 pub use source::Source;

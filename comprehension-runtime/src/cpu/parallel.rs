@@ -16,6 +16,8 @@
 //!    per-range buffers moved into the result in parallel.
 
 use super::output::{reserve, split_slots, SliceWriter};
+use super::sequential;
+use crate::backend::eager_splitting;
 use super::partition::{Children, Layout, Leaves, Partitioned};
 use crate::pipeline::{Body, Descend};
 use crate::site::Site;
@@ -51,17 +53,39 @@ enum Placement {
     Buffered,
 }
 
+/// How a run is divided among threads.
+#[derive(Clone, Copy)]
+struct Schedule {
+    site: &'static Site,
+    threads: usize,
+    /// Split as finely as possible (see `with_eager_splitting`).
+    eager: bool,
+}
+
+impl Schedule {
+    /// How many ranges the parallel part of a level is cut into.
+    fn ranges(self) -> usize {
+        let per_thread = if self.eager { 4 * CHUNKS_PER_THREAD } else { CHUNKS_PER_THREAD };
+        self.threads * per_thread
+    }
+}
+
 pub(super) fn collect<S, B>(site: &'static Site, source: &S, body: &B) -> Vec<B::Out>
 where
     S: Source + Sync,
     S::Item: Clone + Send + Sync,
     B: Body<S::Item>,
 {
-    let threads = rayon::current_num_threads();
-    collect_level(site, threads, source, body)
+    let schedule =
+        Schedule { site, threads: rayon::current_num_threads(), eager: eager_splitting() };
+    if schedule.threads <= 1 && !schedule.eager {
+        // A pool of one thread: nothing to divide.
+        return sequential::collect(site, source, body);
+    }
+    collect_level(schedule, source, body)
 }
 
-fn collect_level<P, B>(site: &'static Site, threads: usize, parents: &P, body: &B) -> Vec<B::Out>
+fn collect_level<P, B>(schedule: Schedule, parents: &P, body: &B) -> Vec<B::Out>
 where
     P: Source + Sync,
     P::Item: Clone + Send + Sync,
@@ -70,12 +94,13 @@ where
     let n = parents.size();
     if B::DEPTH == 0 {
         let placement = if B::FILTERS { Placement::Buffered } else { Placement::Exact };
-        return run(site, threads, &Leaves { parents, body }, n, placement);
+        return run(schedule, &Leaves { parents, body }, n, placement);
     }
-    let layout = Layout::new(site, parents, body, threads > 1 && n >= PARALLEL_SIZING);
+    let parallel_sizing = n >= PARALLEL_SIZING || schedule.eager;
+    let layout = Layout::new(schedule.site, parents, body, parallel_sizing);
     let total = layout.total();
-    if B::DEPTH >= 2 && threads > 1 && total > 0 && total < threads * DESCEND_PER_THREAD {
-        return body.descend((0..n).map(|i| parents.fetch(i)), Descent { site, threads });
+    if B::DEPTH >= 2 && total > 0 && total < schedule.threads.max(2) * DESCEND_PER_THREAD {
+        return body.descend((0..n).map(|i| parents.fetch(i)), Descent { schedule });
     }
     let placement = if B::CHILD_EXACT {
         Placement::Exact
@@ -84,13 +109,12 @@ where
     } else {
         Placement::Counted
     };
-    run(site, threads, &Children { parents, body, layout }, total, placement)
+    run(schedule, &Children { parents, body, layout }, total, placement)
 }
 
 /// Continues a run one level down, on a materialised level.
 struct Descent {
-    site: &'static Site,
-    threads: usize,
+    schedule: Schedule,
 }
 
 impl<Out: Send> Descend<Out> for Descent {
@@ -101,31 +125,32 @@ impl<Out: Send> Descend<Out> for Descent {
         C: Clone + Send + Sync,
         B: Body<C, Out = Out>,
     {
-        collect_level(self.site, self.threads, &Materialized(contexts), body)
+        collect_level(self.schedule, &Materialized(contexts), body)
     }
 }
 
 /// Runs elements `0..total` of a partitioned level and gathers the outputs in order.
-fn run<R: Partitioned>(
-    site: &'static Site,
-    threads: usize,
-    level: &R,
-    total: usize,
-    placement: Placement,
-) -> Vec<R::Out> {
+fn run<R: Partitioned>(schedule: Schedule, level: &R, total: usize, placement: Placement) -> Vec<R::Out> {
+    let site = schedule.site;
     let mut out = Vec::new();
     if placement == Placement::Exact {
         reserve(&mut out, total, site);
     }
-    let done = match probe(level, total, threads, &mut out) {
+    let done = match probe(level, total, schedule, &mut out) {
         Probe::Finished => return out,
         Probe::Sequential(done) => {
+            if placement == Placement::Counted {
+                // Counting first reserves the result once and reports a count too large for
+                // usize instead of running until memory is exhausted.
+                let rest = level.count(done..total).unwrap_or_else(|| site.size_overflow());
+                reserve(&mut out, rest, site);
+            }
             let _ = level.run(done..total, &mut out);
             return out;
         }
         Probe::Parallel(done) => done,
     };
-    let ranges = split(done..total, threads * CHUNKS_PER_THREAD);
+    let ranges = split(done..total, schedule.ranges());
     match placement {
         Placement::Exact => {
             let lengths: Vec<usize> = ranges.iter().map(ExactSizeIterator::len).collect();
@@ -166,8 +191,11 @@ enum Probe {
 
 /// Runs a prefix of the level on the calling thread, doubling the batch until enough time has
 /// passed to estimate the cost of the rest.
-fn probe<R: Partitioned>(level: &R, total: usize, threads: usize, out: &mut Vec<R::Out>) -> Probe {
-    if threads <= 1 || total <= TINY {
+fn probe<R: Partitioned>(level: &R, total: usize, schedule: Schedule, out: &mut Vec<R::Out>) -> Probe {
+    if schedule.eager {
+        return if total > 1 { Probe::Parallel(0) } else { Probe::Sequential(0) };
+    }
+    if schedule.threads <= 1 || total <= TINY {
         return Probe::Sequential(0);
     }
     let start = Instant::now();

@@ -64,6 +64,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::reversed_empty_ranges)]
     fn lengths_and_elements() {
         assert_eq!(Source::size(&(3..7)), 4);
         assert_eq!(Source::size(&(7..3)), 0);
