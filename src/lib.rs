@@ -74,6 +74,9 @@ pub use comprehension_macros::{par, par_explain};
 pub use comprehension_runtime::segmented;
 pub use comprehension_runtime::{with_backend, Backend, Jagged, JaggedError, Rows, Source};
 
+#[doc(hidden)]
+pub use comprehension_runtime::with_eager_splitting;
+
 // Lets the macros' `::parcomp::...` paths resolve inside this crate's own doc tests.
 extern crate self as parcomp;
 
