@@ -19,6 +19,10 @@ where
     let n = source.size();
     let mut bound = n;
     if B::DEPTH > 0 {
+        if let Some(fanout) = body.regular_fanout() {
+            // A product's size is known without looking at its elements.
+            n.checked_mul(fanout).unwrap_or_else(|| site.size_overflow());
+        }
         bound = 0;
         for i in 0..n {
             let count = body.count(source.fetch(i)).unwrap_or_else(|| site.size_overflow());

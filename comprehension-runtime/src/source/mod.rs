@@ -9,6 +9,7 @@ mod adaptors;
 mod range;
 
 pub use adaptors::{map, rev, step_by, Map, Rev, StepBy};
+pub use range::Integer;
 
 /// A collection that knows its size and yields its `i`-th element by value.
 ///

@@ -13,51 +13,73 @@ fn too_long(range: &dyn std::fmt::Debug) -> ! {
     panic!("parcomp: the range {range:?} has more elements than usize can count")
 }
 
-macro_rules! integer_ranges {
-    ($($t:ty),* $(,)?) => {$(
-        impl Source for Range<$t> {
-            type Item = $t;
-            #[inline]
-            fn size(&self) -> usize {
-                if self.end <= self.start {
-                    return 0;
-                }
-                let span = self.end.abs_diff(self.start);
-                match usize::try_from(span) {
-                    Ok(n) => n,
-                    Err(_) => too_long(self),
-                }
-            }
-            #[inline]
-            fn fetch(&self, index: usize) -> $t {
-                // `index < len` fits the unsigned span, and modular addition of the truncated
-                // index gives the exact element because the result lies inside the range.
-                self.start.wrapping_add(index as $t)
-            }
-        }
+/// The primitive integer types, which ranges in generators may range over.
+///
+/// One generic `Source` impl for `Range<T>` (rather than one per type) lets the compiler infer
+/// the type of an unsuffixed literal range from how its elements are used, exactly as in a
+/// `for` loop.
+pub trait Integer: Copy + PartialOrd + std::fmt::Debug + sealed::Sealed {
+    /// `end - start` as a `usize` when `end > start` (`None` if it does not fit).
+    fn span(start: Self, end: Self) -> Option<usize>;
+    /// `self + index`, for an `index` that keeps the result inside the range.
+    fn offset(self, index: usize) -> Self;
+}
 
-        impl Source for RangeInclusive<$t> {
-            type Item = $t;
+mod sealed {
+    pub trait Sealed {}
+}
+
+macro_rules! integers {
+    ($($t:ty),* $(,)?) => {$(
+        impl sealed::Sealed for $t {}
+        impl Integer for $t {
             #[inline]
-            fn size(&self) -> usize {
-                if self.is_empty() {
-                    return 0;
-                }
-                let span = self.end().abs_diff(*self.start());
-                match usize::try_from(span).ok().and_then(|n| n.checked_add(1)) {
-                    Some(n) => n,
-                    None => too_long(self),
-                }
+            fn span(start: $t, end: $t) -> Option<usize> {
+                usize::try_from(end.abs_diff(start)).ok()
             }
             #[inline]
-            fn fetch(&self, index: usize) -> $t {
-                self.start().wrapping_add(index as $t)
+            fn offset(self, index: usize) -> $t {
+                // `index` is below the span, which fits the unsigned type; modular addition of
+                // the truncated index gives the exact element because it lies inside the range.
+                self.wrapping_add(index as $t)
             }
         }
     )*};
 }
 
-integer_ranges!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+integers!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+
+impl<T: Integer> Source for Range<T> {
+    type Item = T;
+    #[inline]
+    fn size(&self) -> usize {
+        if self.end <= self.start {
+            return 0;
+        }
+        T::span(self.start, self.end).unwrap_or_else(|| too_long(self))
+    }
+    #[inline]
+    fn fetch(&self, index: usize) -> T {
+        self.start.offset(index)
+    }
+}
+
+impl<T: Integer> Source for RangeInclusive<T> {
+    type Item = T;
+    #[inline]
+    fn size(&self) -> usize {
+        if self.is_empty() {
+            return 0;
+        }
+        T::span(*self.start(), *self.end())
+            .and_then(|n| n.checked_add(1))
+            .unwrap_or_else(|| too_long(self))
+    }
+    #[inline]
+    fn fetch(&self, index: usize) -> T {
+        self.start().offset(index)
+    }
+}
 
 #[cfg(test)]
 mod tests {

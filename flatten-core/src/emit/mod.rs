@@ -30,7 +30,7 @@ use syn::{Expr, Ident, Pat};
 /// Emits the plan as Rust code calling the runtime at path `rt`.
 pub fn emit(plan: &Plan, rt: &TokenStream) -> TokenStream {
     let site = Ident::new("__PARCOMP_SITE", Span::mixed_site());
-    let text = &plan.text;
+    let text = format!("{}![{}]", plan.terminal.macro_name(), plan.text);
     let prelude = plan.prelude.iter().map(|p| match p {
         Prelude::Let { pat, expr } => quote! { let #pat = #expr; },
         Prelude::Hoist { name, expr } => quote! { let #name = &(#expr); },
