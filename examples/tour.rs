@@ -1,0 +1,203 @@
+//! A tour of parcomp: the examples of the papers behind it, each shown as the comprehension's
+//! source text, its result and its time.
+//!
+//! ```text
+//! cargo run --release --example tour
+//! ```
+//!
+//! - (a) `expand (λx→x) (*) [2,3,1]`, the primitive of flattening by expansion;
+//! - (b) Pythagorean triples (comprehension paper, section 2), timed against plain loops;
+//! - (c) the points of 6 lines (comprehension paper, section 5), drawn as text;
+//! - (d) a sparse matrix × vector product (CSR), products by a comprehension, sums per row;
+//! - (e) primes below 1,000,000 by the flattened sieve (flattening-by-expansion paper);
+//! - (f) what a comprehension is compiled into, from `par_explain!`.
+
+#[path = "support/lines.rs"]
+mod lines;
+#[path = "support/pythagorean.rs"]
+mod pythagorean;
+#[path = "support/sieve.rs"]
+mod sieve;
+#[path = "support/timing.rs"]
+mod timing;
+
+use lines::{get_point_in_line, points_in_line};
+use parcomp::{par, par_explain, Backend, Jagged};
+use std::time::Instant;
+use timing::{abbreviate, fmt_duration, median_time};
+
+/// Evaluates a comprehension and returns its source text (as written here), its value and how
+/// long it took, so that what is printed is exactly what ran.
+macro_rules! run {
+    ($($comprehension:tt)*) => {{
+        // `stringify!` keeps the spacing of the source but may wrap long lines; undo that.
+        let source = stringify!($($comprehension)*).split_whitespace().collect::<Vec<_>>().join(" ");
+        let start = Instant::now();
+        let value = $($comprehension)*;
+        (source, value, start.elapsed())
+    }};
+}
+
+fn main() {
+    // Start rayon's worker threads now, so that the first timing below does not include it.
+    rayon::broadcast(|_| ());
+    let threads = rayon::current_num_threads();
+    println!("parcomp tour — comprehensions run on rayon, {threads} threads\n");
+
+    expand_example();
+    pythagorean_example();
+    lines_example();
+    smvm_example();
+    sieve_example();
+    explain_example();
+    backends_agree();
+}
+
+fn heading(title: &str) {
+    println!("{title}");
+    println!("{}", "-".repeat(title.chars().count()));
+}
+
+/// Prints a comprehension, its (abbreviated) result and its time.
+fn show(source: &str, result: &str, time: std::time::Duration) {
+    println!("  {source}");
+    println!("  = {result}");
+    println!("  ({})", fmt_duration(time));
+}
+
+/// (a) `expand size get xs` makes `size(x)` elements `get(x, i)` of every `x`; as a
+/// comprehension it is just two generators, the second sized by the first.
+fn expand_example() {
+    heading("(a) expand (λx→x) (*) [2,3,1]  — the primitive of flattening by expansion");
+    let (source, v, t) = run!(par![x * i | x <- [2, 3, 1], i <- 0..x]);
+    show(&source, &format!("{v:?}"), t);
+    assert_eq!(v, [0, 2, 0, 3, 6, 0]);
+    println!();
+}
+
+/// (b) The comprehension paper's first example: an irregular, filtered triple loop.
+fn pythagorean_example() {
+    heading("(b) Pythagorean triples (comprehension paper, section 2)");
+    let n = 100;
+    let (source, triples, t) =
+        run!(par![(x, y, z) | x <- 1..n, y <- x..n, z <- y..x + y, z < n, x * x + y * y == z * z]);
+    println!("  n = {n}");
+    show(&source, &abbreviate(&triples, 3), t);
+    assert_eq!(triples.len(), 50);
+    assert_eq!((triples[0], triples[49]), ((3, 4, 5), (65, 72, 97)));
+
+    // The same for a larger n against the nested loops one writes by hand. Both enumerate the
+    // same iteration space (~1.7·10⁸ candidates), so the ratio is the gain of running on every
+    // core with the work balanced by expansion.
+    let n = 1000;
+    let runs = 3;
+    let (t_par, by_par) = median_time(runs, || pythagorean::by_comprehension(n));
+    let (t_seq, by_loops) = median_time(runs, || pythagorean::by_loops(n));
+    assert_eq!(by_par, by_loops);
+    let speedup = t_seq.as_secs_f64() / t_par.as_secs_f64();
+    let verdict = if speedup >= 1.0 {
+        format!("par! {speedup:.2}x faster")
+    } else {
+        format!("par! {:.2}x slower", 1.0 / speedup)
+    };
+    println!(
+        "  n = {n}: {} triples; par! {} vs sequential nested loops {} — {verdict} \
+         (median of {runs} runs, {} rayon threads)",
+        by_par.len(),
+        fmt_duration(t_par),
+        fmt_duration(t_seq),
+        rayon::current_num_threads()
+    );
+    println!();
+}
+
+/// (c) Lines by expansion: every line expands into as many points as it is long.
+fn lines_example() {
+    heading("(c) points of lines (comprehension paper, section 5)");
+    // The 6 lines of tests/data/reference.json "points_of_lines", on a 70×30 grid.
+    let lines = lines::REFERENCE_LINES.to_vec();
+    let (source, points, t) =
+        run!(par![get_point_in_line(line, i) | line <- &lines, i <- 0..points_in_line(line)]);
+    show(&source, &abbreviate(&points, 3), t);
+    let grid = lines::rasterize(&points, lines::REFERENCE_WIDTH, lines::REFERENCE_HEIGHT);
+    for row in lines::grid_rows(&grid, '#', '.') {
+        println!("    {row}");
+    }
+    println!("  (`cargo run --release --example lines` also writes it as lines.png)");
+    println!();
+}
+
+/// (d) Sparse matrix × vector: one product per non-zero, then one sum per row.
+fn smvm_example() {
+    heading("(d) sparse matrix × vector (CSR)");
+    // The CSR matrix of tests/data/reference.json "smvm_csr" (from the flattening-by-expansion
+    // paper's artifact): row i holds the (column, value) pairs offsets[i]..offsets[i + 1].
+    let offsets = vec![0, 3, 5, 8, 9, 11];
+    let columns = [0, 1, 3, 1, 2, 1, 2, 3, 3, 3, 4];
+    let values = [1, 2, 11, 3, 4, 5, 6, 7, 8, 9, 10];
+    let x = [3, 1, 2, 6, 5];
+    let pairs: Vec<(usize, i64)> = columns.into_iter().zip(values).collect();
+    let m = Jagged::from_parts(offsets, pairs).expect("valid CSR offsets");
+
+    // The rows are read in place (`m.row(i)` is sized without building anything).
+    let (source, products, t) = run!(par![v * x[c] | i <- 0..m.len(), (c, v) <- m.row(i)]);
+    show(&source, &format!("{products:?}"), t);
+
+    // The products keep the matrix's row structure, so a segmented reduction sums each row.
+    let start = Instant::now();
+    let product_rows = Jagged::from_parts(m.offsets().to_vec(), products).expect("same shape");
+    let y = parcomp::segmented::reduce_rows(&product_rows, 0, |a, b| a + b);
+    println!("  parcomp::segmented::reduce_rows(products per row, 0, +)");
+    println!("  = {y:?}  ({})", fmt_duration(start.elapsed()));
+    assert_eq!(y, [71, 11, 59, 48, 104]);
+    println!();
+}
+
+/// (e) The flattened sieve of Eratosthenes: each round expands every known prime into its
+/// multiples in the next range.
+fn sieve_example() {
+    heading("(e) primes below 1,000,000 by expansion (flattening-by-expansion paper)");
+    println!("  each round, with the primes ps below c known, sieves [c, c2 = min(c², n)):");
+    println!("  multiples  = par![p * k | p <- &ps, k <- first_multiple(p, c)..ceil_div(c2, p)]");
+    println!("  new primes = par![x | x <- c..c2, !composite[x - c]]");
+    let n = 1_000_000;
+    let start = Instant::now();
+    let primes = sieve::primes_below(n);
+    let t = start.elapsed();
+    println!("  = {} primes, {}", primes.len(), abbreviate(&primes, 4));
+    println!("  ({})", fmt_duration(t));
+    assert_eq!(primes.len(), 78_498);
+    println!();
+}
+
+/// (f) `par_explain!` shows the chain of runtime stages a comprehension became.
+fn explain_example() {
+    heading("(f) the plan: par_explain![...]");
+    let plan = par_explain![(x, y, z) | x <- 1..n, y <- x..n, z <- y..x + y, z < n, x * x + y * y == z * z];
+    for line in plan.lines() {
+        println!("  {line}");
+    }
+    println!();
+}
+
+/// The same comprehensions on the sequential reference backend give the same vectors.
+fn backends_agree() {
+    heading("every backend, the same result");
+    let lines = lines::REFERENCE_LINES.to_vec();
+    let compute = || {
+        (
+            par![x * i | x <- [2, 3, 1], i <- 0..x],
+            pythagorean::by_comprehension(300),
+            par![get_point_in_line(line, i) | line <- &lines, i <- 0..points_in_line(line)],
+            sieve::primes_below(100_000),
+        )
+    };
+    let on_rayon = parcomp::with_backend(Backend::Rayon, compute);
+    let on_sequential = parcomp::with_backend(Backend::Sequential, compute);
+    assert!(on_rayon == on_sequential, "the backends disagree");
+    println!(
+        "  (a), (b) with n = 300, (c) and (e) with n = 100,000 give identical vectors on {} and {}",
+        Backend::Rayon,
+        Backend::Sequential
+    );
+}
