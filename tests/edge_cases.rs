@@ -7,6 +7,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use support::on_every_backend;
 
 #[test]
+#[allow(clippy::reversed_empty_ranges)] // Written empty on purpose.
 fn empty_and_reversed_ranges() {
     assert_eq!(on_every_backend(|| par![x | x <- 5..5]), Vec::<i32>::new());
     assert_eq!(on_every_backend(|| par![x | x <- 5..2]), Vec::<i32>::new());
@@ -50,25 +51,40 @@ fn one_huge_row_among_empty_ones() {
     assert_eq!(got, (0..1000).map(|k| k * 1000 + 7).chain([7]).collect::<Vec<u32>>());
     let got = on_every_backend(|| par![v + j | row <- &m, v <- row, v < 3000, j <- 0..v % 3]);
     // Row 137 holds 0..1_000_000, row 299 holds [7] (7 % 3 = 1: one element, 7 + 0).
-    let want: Vec<u32> = (0..3000).flat_map(|v| (0..v % 3).map(move |j| v + j)).chain([7]).collect();
+    let want: Vec<u32> =
+        (0..3000).flat_map(|v| (0..v % 3).map(move |j| v + j)).chain([7]).collect();
     assert!(got == want, "{} elements, expected {}", got.len(), want.len());
 }
 
 #[test]
 fn a_deep_skew_below_a_tiny_level_is_split() {
     // Two outer contexts, one of which holds all the work two levels down.
-    let got = on_every_backend(|| par![x * 1_000_000 + z | x <- 0..2u64, _y <- 0..1, z <- 0..(x * 400_000)]);
+    let got = on_every_backend(
+        || par![x * 1_000_000 + z | x <- 0..2u64, _y <- 0..1, z <- 0..(x * 400_000)],
+    );
     assert_eq!(got, (0..400_000).map(|z| 1_000_000 + z).collect::<Vec<u64>>());
 }
 
 #[test]
 fn every_integer_type_and_its_limits() {
-    assert_eq!(on_every_backend(|| par![x | x <- i8::MIN..=i8::MAX]), (i8::MIN..=i8::MAX).collect::<Vec<_>>());
+    assert_eq!(
+        on_every_backend(|| par![x | x <- i8::MIN..=i8::MAX]),
+        (i8::MIN..=i8::MAX).collect::<Vec<_>>()
+    );
     assert_eq!(on_every_backend(|| par![x | x <- u8::MIN..=u8::MAX]).len(), 256);
-    assert_eq!(on_every_backend(|| par![x | x <- (u64::MAX - 2)..=u64::MAX]), [u64::MAX - 2, u64::MAX - 1, u64::MAX]);
-    assert_eq!(on_every_backend(|| par![x | x <- (i128::MIN)..(i128::MIN + 3)]), [i128::MIN, i128::MIN + 1, i128::MIN + 2]);
+    assert_eq!(
+        on_every_backend(|| par![x | x <- (u64::MAX - 2)..=u64::MAX]),
+        [u64::MAX - 2, u64::MAX - 1, u64::MAX]
+    );
+    assert_eq!(
+        on_every_backend(|| par![x | x <- (i128::MIN)..(i128::MIN + 3)]),
+        [i128::MIN, i128::MIN + 1, i128::MIN + 2]
+    );
     assert_eq!(on_every_backend(|| par![x | x <- -3isize..0]), [-3, -2, -1]);
-    assert_eq!(on_every_backend(|| par![(x, y) | x <- 0u16..3, y <- x..3]), [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]);
+    assert_eq!(
+        on_every_backend(|| par![(x, y) | x <- 0u16..3, y <- x..3]),
+        [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
+    );
     assert_eq!(on_every_backend(|| par![x | x <- (i32::MAX - 1)..i32::MAX]), [i32::MAX - 1]);
 }
 
@@ -103,7 +119,10 @@ impl Source for Squares {
 #[test]
 fn user_sources() {
     let squares = Squares(5);
-    assert_eq!(on_every_backend(|| par![s + k | s <- &squares, k <- 0..2]), [0, 1, 1, 2, 4, 5, 9, 10, 16, 17]);
+    assert_eq!(
+        on_every_backend(|| par![s + k | s <- &squares, k <- 0..2]),
+        [0, 1, 1, 2, 4, 5, 9, 10, 16, 17]
+    );
 }
 
 fn panic_message(f: impl FnOnce()) -> String {

@@ -46,7 +46,32 @@ impl Errors {
     }
 }
 
-/// Renders an error as `compile_error!` invocations at the user's spans.
+/// Renders an error as `compile_error!` invocations at the user's spans, wrapped in one block.
+///
+/// The macros are used as expressions, and an expression-position macro must expand to a
+/// single expression: side by side, `compile_error!{..} compile_error!{..}` would show only the
+/// first error, followed by rustc's own parse errors about the rest. In a block every error is
+/// reported, and the block (ending in an error) takes any type, so no type error follows.
 pub fn to_compile_errors(error: syn::Error) -> TokenStream {
-    error.to_compile_error()
+    let errors = error.into_iter().map(|e| e.to_compile_error());
+    quote::quote! { { #(#errors)* } }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{error, to_compile_errors, Errors};
+    use proc_macro2::Span;
+
+    #[test]
+    fn every_error_is_rendered_inside_one_block() {
+        let mut errors = Errors::default();
+        errors.push(error(Span::call_site(), "first", "fix one"));
+        errors.push(error(Span::call_site(), "second", "fix two"));
+        let all = errors.finish(()).unwrap_err();
+        let code = crate::text(&to_compile_errors(all));
+        assert!(code.starts_with("{ ") && code.ends_with(" }"), "{code}");
+        assert_eq!(code.matches("compile_error!").count(), 2, "{code}");
+        assert!(code.contains("first\\n= help: fix one"), "{code}");
+        assert!(code.contains("second\\n= help: fix two"), "{code}");
+    }
 }

@@ -14,8 +14,8 @@
 //! macro reports them together as `compile_error!`s.
 
 pub mod analysis;
-pub mod error;
 pub mod emit;
+pub mod error;
 pub mod plan;
 pub mod syntax;
 mod text;
@@ -38,10 +38,13 @@ pub fn compile(input: TokenStream, terminal: Terminal) -> Result<Plan, syn::Erro
     let input_text = text(&input);
     let plan = syntax::parse(input, &mut errors)
         .and_then(|c| analysis::analyze(c, terminal, input_text, &mut errors));
-    match plan {
-        Some(plan) if errors.is_empty() => Ok(plan),
-        _ => errors.finish(()).and_then(|()| unreachable!("no plan without an error")),
-    }
+    errors.finish(())?;
+    plan.ok_or_else(|| {
+        syn::Error::new(
+            proc_macro2::Span::call_site(),
+            "parcomp internal error: no plan and no error",
+        )
+    })
 }
 
 /// `par![HEAD | QUALIFIERS]`: the comprehension as runtime calls that collect a `Vec`.

@@ -63,7 +63,8 @@ fn write_stream(out: &mut String, tokens: TokenStream) {
                 let c = punct.as_char();
                 let joint = punct.spacing() == Spacing::Joint;
                 let next_is_group = matches!(tokens.peek(), Some(TokenTree::Group(_)));
-                let next_is_pipe = matches!(tokens.peek(), Some(TokenTree::Punct(p)) if p.as_char() == '|');
+                let next_is_pipe =
+                    matches!(tokens.peek(), Some(TokenTree::Punct(p)) if p.as_char() == '|');
                 let (space, next) = match c {
                     // Separators hug what precedes them.
                     ',' | ';' => (false, Last::Spaced),
@@ -78,7 +79,9 @@ fn write_stream(out: &mut String, tokens: TokenStream) {
                     // A macro call: `vec![..]`.
                     '!' if last == Last::Word && next_is_group => (false, Last::Tight),
                     // Prefix operators.
-                    '-' | '&' | '!' | '*' if matches!(last, Last::Start | Last::Spaced | Last::Tight) => {
+                    '-' | '&' | '!' | '*'
+                        if matches!(last, Last::Start | Last::Spaced | Last::Tight) =>
+                    {
                         (last == Last::Spaced, if joint { Last::Joined } else { Last::Tight })
                     }
                     // Closure parameters: `|x| ..`, `|(a, b)| ..`.

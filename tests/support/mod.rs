@@ -33,8 +33,14 @@ where
     let runs: [(&str, T); 4] = [
         ("rayon", with_backend(Backend::Rayon, &f)),
         ("rayon eager", with_backend(Backend::Rayon, || with_eager_splitting(&f))),
-        ("rayon eager, 1 thread", pool(1).install(|| with_backend(Backend::Rayon, || with_eager_splitting(&f)))),
-        ("rayon eager, 3 threads", pool(3).install(|| with_backend(Backend::Rayon, || with_eager_splitting(&f)))),
+        (
+            "rayon eager, 1 thread",
+            pool(1).install(|| with_backend(Backend::Rayon, || with_eager_splitting(&f))),
+        ),
+        (
+            "rayon eager, 3 threads",
+            pool(3).install(|| with_backend(Backend::Rayon, || with_eager_splitting(&f))),
+        ),
     ];
     for (name, result) in runs {
         assert_eq!(result, reference, "{name} differs from the sequential backend");

@@ -16,9 +16,9 @@
 //!    per-range buffers moved into the result in parallel.
 
 use super::output::{reserve, split_slots, SliceWriter};
+use super::partition::{Children, Layout, Leaves, Partitioned};
 use super::sequential;
 use crate::backend::eager_splitting;
-use super::partition::{Children, Layout, Leaves, Partitioned};
 use crate::pipeline::{Body, Descend};
 use crate::site::Site;
 use crate::source::{Materialized, Source};
@@ -130,7 +130,12 @@ impl<Out: Send> Descend<Out> for Descent {
 }
 
 /// Runs elements `0..total` of a partitioned level and gathers the outputs in order.
-fn run<R: Partitioned>(schedule: Schedule, level: &R, total: usize, placement: Placement) -> Vec<R::Out> {
+fn run<R: Partitioned>(
+    schedule: Schedule,
+    level: &R,
+    total: usize,
+    placement: Placement,
+) -> Vec<R::Out> {
     let site = schedule.site;
     let mut out = Vec::new();
     if placement == Placement::Exact {
@@ -191,7 +196,12 @@ enum Probe {
 
 /// Runs a prefix of the level on the calling thread, doubling the batch until enough time has
 /// passed to estimate the cost of the rest.
-fn probe<R: Partitioned>(level: &R, total: usize, schedule: Schedule, out: &mut Vec<R::Out>) -> Probe {
+fn probe<R: Partitioned>(
+    level: &R,
+    total: usize,
+    schedule: Schedule,
+    out: &mut Vec<R::Out>,
+) -> Probe {
     if schedule.eager {
         return if total > 1 { Probe::Parallel(0) } else { Probe::Sequential(0) };
     }

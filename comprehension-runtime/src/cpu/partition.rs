@@ -153,9 +153,9 @@ where
     }
 
     fn count(&self, range: Range<usize>) -> Option<usize> {
-        range.into_iter().try_fold(0usize, |acc, i| {
-            acc.checked_add(self.body.count(self.parents.fetch(i))?)
-        })
+        range
+            .into_iter()
+            .try_fold(0usize, |acc, i| acc.checked_add(self.body.count(self.parents.fetch(i))?))
     }
 }
 

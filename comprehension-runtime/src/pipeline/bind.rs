@@ -100,7 +100,11 @@ where
         self.inner.count_children(&self.extend(ctx), children)
     }
 
-    fn descend<I: Iterator<Item = C>, V: Descend<B::Out>>(&self, parents: I, visit: V) -> V::Output {
+    fn descend<I: Iterator<Item = C>, V: Descend<B::Out>>(
+        &self,
+        parents: I,
+        visit: V,
+    ) -> V::Output {
         self.inner.descend(
             parents.map(|ctx| {
                 let value = (self.f)(&ctx);

@@ -224,7 +224,11 @@ where
         Some(total)
     }
 
-    fn descend<I: Iterator<Item = C>, V: Descend<B::Out>>(&self, parents: I, visit: V) -> V::Output {
+    fn descend<I: Iterator<Item = C>, V: Descend<B::Out>>(
+        &self,
+        parents: I,
+        visit: V,
+    ) -> V::Output {
         let mut contexts = Vec::new();
         for ctx in parents {
             let source = self.children(&ctx);

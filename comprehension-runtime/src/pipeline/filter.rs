@@ -109,7 +109,11 @@ where
         }
     }
 
-    fn descend<I: Iterator<Item = C>, V: Descend<B::Out>>(&self, parents: I, visit: V) -> V::Output {
+    fn descend<I: Iterator<Item = C>, V: Descend<B::Out>>(
+        &self,
+        parents: I,
+        visit: V,
+    ) -> V::Output {
         self.inner.descend(parents.filter(|ctx| (self.pred)(ctx)), visit)
     }
 }

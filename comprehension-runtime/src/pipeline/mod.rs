@@ -86,8 +86,11 @@ pub trait Body<C>: Sync {
 
     /// Materialises the contexts of the next generator for all of `parents` and hands them with
     /// the body below that generator to `visit` — used to split a level too small to balance.
-    fn descend<I: Iterator<Item = C>, V: Descend<Self::Out>>(&self, parents: I, visit: V)
-        -> V::Output;
+    fn descend<I: Iterator<Item = C>, V: Descend<Self::Out>>(
+        &self,
+        parents: I,
+        visit: V,
+    ) -> V::Output;
 }
 
 /// What to do with a materialised level (see [`Body::descend`]).

@@ -214,9 +214,29 @@ mod tests {
     #[test]
     fn respects_shadowing() {
         assert_eq!(names(parse_quote!(xs.iter().map(|x| x + y))), ["y"]);
-        assert_eq!(names(parse_quote!({ let x = y; x + z })), ["y", "z"]);
-        assert_eq!(names(parse_quote!(match a { Some(x) => x, None => y })), ["y"]);
+        assert_eq!(
+            names(parse_quote!({
+                let x = y;
+                x + z
+            })),
+            ["y", "z"]
+        );
+        assert_eq!(
+            names(parse_quote!(match a {
+                Some(x) => x,
+                None => y,
+            })),
+            ["y"]
+        );
         assert_eq!(names(parse_quote!(if let Some(y) = x { y } else { y })), ["x", "y"]);
-        assert_eq!(names(parse_quote!({ for z in 0..x { g(z) } z })), ["x", "z"]);
+        assert_eq!(
+            names(parse_quote!({
+                for z in 0..x {
+                    g(z)
+                }
+                z
+            })),
+            ["x", "z"]
+        );
     }
 }

@@ -46,11 +46,20 @@ pub fn analyze(
     let first_generator =
         branch.qualifiers.iter().position(|q| matches!(q, Qualifier::Generator(_)));
     let Some(first_generator) = first_generator else {
-        errors.push(error(
-            branch.bar,
-            "a comprehension needs at least one generator",
-            "add a generator after `|`: `par![x | x <- xs, x > 0]`",
-        ));
+        let spaced = branch.qualifiers.iter().find_map(|q| match q {
+            Qualifier::Filter(expr) => spaced_arrow(expr),
+            _ => None,
+        });
+        if let Some(e) = spaced {
+            errors.push(e);
+        } else if errors.is_empty() {
+            // (After a syntax error, a generator that could not be parsed is the likely cause.)
+            errors.push(error(
+                branch.bar,
+                "a comprehension needs at least one generator",
+                "add a generator after `|`: `par![x | x <- xs, x > 0]`",
+            ));
+        }
         return None;
     };
 
@@ -76,12 +85,14 @@ pub fn analyze(
     for (index, qualifier) in branch.qualifiers.into_iter().enumerate() {
         if index < first_generator {
             match qualifier {
-                Qualifier::Filter(expr) => errors.push(error_spanned(
-                    &expr,
-                    "a filter must come after a generator",
-                    "filters keep or drop the elements of the generators before them; move it \
-                     after the generator whose variables it tests, e.g. `x <- xs, x > 0`",
-                )),
+                Qualifier::Filter(expr) => errors.push(spaced_arrow(&expr).unwrap_or_else(|| {
+                    error_spanned(
+                        &expr,
+                        "a filter must come after a generator",
+                        "filters keep or drop the elements of the generators before them; move \
+                         it after the generator whose variables it tests, e.g. `x <- xs, x > 0`",
+                    )
+                })),
                 Qualifier::Let(binding) => {
                     plan.prelude.push(Prelude::Let { pat: binding.pat, expr: binding.expr })
                 }
@@ -92,12 +103,25 @@ pub fn analyze(
         let context = plan.slots.len();
         match qualifier {
             Qualifier::Generator(generator) => {
-                let qualifier_text = format!("{} <- {}", text(&generator.pat), text(&generator.expr));
+                let qualifier_text =
+                    format!("{} <- {}", text(&generator.pat), text(&generator.expr));
                 let uses = scope.uses(&generator.expr, errors);
-                let kind = if index == first_generator {
+                let kind = if let Some(e) = unbounded_range(&generator.expr, &qualifier_text) {
+                    errors.push(e);
+                    StepKind::Filter(generator.expr.clone())
+                } else if index == first_generator {
                     match scope.classify(&generator.expr) {
                         Some(form) => StepKind::Root(form),
-                        None => unreachable!("nothing is bound before the first generator"),
+                        None => {
+                            // Nothing is bound yet, so every expression is invariant; kept as
+                            // an error rather than a panic of the macro.
+                            errors.push(error_spanned(
+                                &generator.expr,
+                                format!("cannot read the generator `{qualifier_text}` by index"),
+                                FLATTENABLE_FORMS,
+                            ));
+                            StepKind::Filter(generator.expr.clone())
+                        }
                     }
                 } else {
                     match scope.classify(&generator.expr) {
@@ -147,7 +171,8 @@ pub fn analyze(
             }
             Qualifier::Let(binding) => {
                 let uses = scope.uses(&binding.expr, errors);
-                let qualifier_text = format!("let {} = {}", text(&binding.pat), text(&binding.expr));
+                let qualifier_text =
+                    format!("let {} = {}", text(&binding.pat), text(&binding.expr));
                 plan.steps.push(Step {
                     kind: StepKind::Let(binding.expr),
                     text: qualifier_text,
@@ -217,11 +242,68 @@ impl Scope {
     }
 
     fn hoist(&mut self, expr: Expr, prelude: &mut Vec<Prelude>) -> Ident {
-        let name = Ident::new(&format!("__parcomp_collection_{}", self.hoisted), Span::mixed_site());
+        let name =
+            Ident::new(&format!("__parcomp_collection_{}", self.hoisted), Span::mixed_site());
         self.hoisted += 1;
         prelude.push(Prelude::Hoist { name: name.clone(), expr });
         name
     }
+}
+
+/// An error for a generator over a range without an end (`x..`) or a start (`..n`), looking
+/// through `.map(f)`, `.step_by(k)` and `.rev()`: it has no size (or no first element).
+fn unbounded_range(expr: &Expr, qualifier_text: &str) -> Option<syn::Error> {
+    let range = match generator::strip(expr) {
+        Expr::MethodCall(call)
+            if matches!(
+                (call.method.to_string().as_str(), call.args.len()),
+                ("map", 1) | ("step_by", 1) | ("rev", 0)
+            ) =>
+        {
+            return unbounded_range(&call.receiver, qualifier_text);
+        }
+        Expr::Range(range) if range.start.is_none() || range.end.is_none() => range,
+        _ => return None,
+    };
+    let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
+    let dots = if inclusive { "..=" } else { ".." };
+    let (message, help) = match (&range.start, &range.end) {
+        (Some(start), None) => (
+            format!(
+                "the range `{}` has no end, so the generator `{qualifier_text}` would never end",
+                text(range)
+            ),
+            format!("give the range an end: `{}..n` or `{}..=n`", text(start), text(start)),
+        ),
+        (None, Some(end)) => (
+            format!("the range `{}` has no start, so it cannot be a generator", text(range)),
+            format!("give the range a start: `0{dots}{}`", text(end)),
+        ),
+        _ => (
+            format!("the range `{}` has no start and no end", text(range)),
+            "a generator over a range needs both bounds: `a..b` or `a..=b`".to_string(),
+        ),
+    };
+    Some(error_spanned(range, message, help))
+}
+
+/// For a filter `x < -xs` (a comparison with a negation), the error saying that `<-` must be
+/// written without a space: most likely a generator was meant.
+fn spaced_arrow(expr: &Expr) -> Option<syn::Error> {
+    let Expr::Binary(binary) = generator::strip(expr) else { return None };
+    let syn::BinOp::Lt(lt) = &binary.op else { return None };
+    let Expr::Unary(syn::ExprUnary { op: syn::UnOp::Neg(minus), expr: collection, .. }) =
+        &*binary.right
+    else {
+        return None;
+    };
+    let pattern = text(&binary.left);
+    let collection = text(collection);
+    Some(error_spanned(
+        quote::quote!(#lt #minus),
+        format!("`{pattern} < -{collection}` is a comparison, not a generator"),
+        format!("write `<-` without a space between `<` and `-`: `{pattern} <- {collection}`"),
+    ))
 }
 
 fn quoted(names: &[String]) -> String {
@@ -230,5 +312,77 @@ fn quoted(names: &[String]) -> String {
         0 => "no variable".into(),
         1 => quoted[0].clone(),
         n => format!("{} and {}", quoted[..n - 1].join(", "), quoted[n - 1]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{compile, Terminal};
+    use proc_macro2::TokenStream;
+    use quote::quote;
+
+    fn errors(input: TokenStream) -> Vec<String> {
+        match compile(input, Terminal::Collect) {
+            Ok(_) => Vec::new(),
+            Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn ranges_without_a_bound_are_errors_not_panics() {
+        for (input, message, help) in [
+            (
+                quote!(n | n <- 1..),
+                "the range `1..` has no end, so the generator `n <- 1..` would never end",
+                "`1..n` or `1..=n`",
+            ),
+            (quote!((x, y) | x <- 0..9, y <- x..), "the range `x..` has no end", "`x..n`"),
+            (quote!(x | x <- (0..).map(|i| i * 2)), "the range `0..` has no end", "`0..n`"),
+            (quote!(x | x <- ..n), "the range `..n` has no start", "`0..n`"),
+            (quote!(x | x <- ..=n), "the range `..=n` has no start", "`0..=n`"),
+        ] {
+            let errors = errors(input);
+            assert_eq!(errors.len(), 1, "{errors:#?}");
+            assert!(errors[0].contains(message), "{errors:#?}");
+            assert!(errors[0].contains(help), "{errors:#?}");
+        }
+    }
+
+    #[test]
+    fn a_spaced_arrow_is_explained() {
+        for input in [quote!(x | x < -xs), quote!((x, y) | x < - xs, y <- ys)] {
+            assert_eq!(
+                errors(input),
+                ["`x < -xs` is a comparison, not a generator\n= help: write `<-` without a space \
+                  between `<` and `-`: `x <- xs`"]
+            );
+        }
+    }
+
+    #[test]
+    fn no_generator() {
+        let errors = errors(quote!(1 | enabled));
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].starts_with("a comprehension needs at least one generator"));
+    }
+
+    #[test]
+    fn a_generator_that_cannot_be_parsed_is_not_also_reported_missing() {
+        assert_eq!(
+            errors(quote!(x | x <-)),
+            ["expected the collection to draw from after `<-`\n= help: a generator is written \
+              `PAT <- EXPR`, e.g. `x <- 0..n` or `v <- &values`"]
+        );
+    }
+
+    #[test]
+    fn several_errors_are_reported_together() {
+        let errors = errors(quote!((n, m) | mut n <- ns, m <- nbrs(n), w > 0, w <- 0..m));
+        assert_eq!(errors.len(), 3, "{errors:#?}");
+        assert!(errors[0].starts_with("`mut` and `ref` are not allowed"));
+        assert!(
+            errors[1].starts_with("cannot flatten the generator `m <- nbrs(n)`: it depends on `n`")
+        );
+        assert!(errors[2].starts_with("`w` is used before the qualifier that binds it"));
     }
 }

@@ -205,7 +205,7 @@ fn context_pattern(slots: &[Pat], uses: &HashSet<String>) -> Option<TokenStream>
     }
     let mut patterns = patterns.into_iter();
     let first = patterns.next()?;
-    Some(patterns.fold(first, |acc, p| pair(acc, p)))
+    Some(patterns.fold(first, pair))
 }
 
 /// `&pattern`, or `_` when nothing is bound.

@@ -9,7 +9,9 @@ fn emitted(input: proc_macro2::TokenStream) -> String {
 
 #[test]
 fn pythagorean_triples_become_two_expands() {
-    let code = emitted(quote!((x, y, z) | x <- 1..n, y <- x..n, z <- y..x + y, z < n, x * x + y * y == z * z));
+    let code = emitted(
+        quote!((x, y, z) | x <- 1..n, y <- x..n, z <- y..x + y, z < n, x * x + y * y == z * z),
+    );
     assert!(code.contains("rt::source(&__PARCOMP_SITE, &((1)..(n)))"), "{code}");
     assert!(code.contains(".expand(|&x| (x)..(n))"), "{code}");
     assert!(code.contains(".expand(|&(x, y)| (y)..(x + y))"), "{code}");
@@ -23,7 +25,12 @@ fn invariant_generators_become_products() {
     let code = emitted(quote!(x + y | x <- xs, y <- 0..m));
     assert!(code.contains(".product(&((0)..(m)))"), "{code}");
     let code = emitted(quote!(x + y | x <- xs, y <- (0..m).map(|j| j + x)));
-    assert!(code.contains(".product_map(&((0)..(m)), |&x, __parcomp_item| (|j| j + x)(__parcomp_item))"), "{code}");
+    assert!(
+        code.contains(
+            ".product_map(&((0)..(m)), |&x, __parcomp_item| (|j| j + x)(__parcomp_item))"
+        ),
+        "{code}"
+    );
 }
 
 #[test]

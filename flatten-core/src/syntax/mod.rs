@@ -11,7 +11,7 @@ mod split;
 
 pub use pattern::bound_names;
 
-use crate::error::{error, Errors};
+use crate::error::{error, error_spanned, Errors};
 use proc_macro2::{Span, TokenStream};
 use syn::{Expr, Pat};
 
@@ -82,13 +82,27 @@ pub fn parse(input: TokenStream, errors: &mut Errors) -> Option<Comprehension> {
         ));
         return None;
     }
-    let mut segments = split::split_bars(input).into_iter();
+    let (segments, stray_bars) =
+        split::rejoin_stray_bars(split::split_bars(input), qualifier::starts_qualifiers);
+    for stray in stray_bars {
+        errors.push(error(
+            stray.bar,
+            "this `|` must be parenthesised: at the top level of a comprehension, `|` separates \
+             the head from the qualifiers",
+            format_args!(
+                "write `{}`; a `|` of an expression (bitwise or, a closure) must be inside \
+                 parentheses",
+                stray.suggestion
+            ),
+        ));
+    }
+    let mut segments = segments.into_iter();
     let head = segments.next().expect("split_bars returns at least one segment");
     let rest: Vec<split::Segment> = segments.collect();
     if rest.is_empty() {
         let generator_like = qualifier::contains_arrow(&head.tokens);
-        errors.push(error(
-            first_span(&head.tokens),
+        errors.push(error_spanned(
+            &head.tokens,
             "expected `|` between the head and the qualifiers of the comprehension",
             if generator_like {
                 "a comprehension starts with the expression to compute: `par![x | x <- xs]`, not \
@@ -111,12 +125,16 @@ pub fn parse(input: TokenStream, errors: &mut Errors) -> Option<Comprehension> {
         match syn::parse2::<Expr>(head.tokens.clone()) {
             Ok(expr) => Some(expr),
             Err(e) => {
-                errors.push(e);
+                errors.push(qualifier::with_help(
+                    e,
+                    &head.tokens,
+                    "the head is one expression, computed for each element: \
+                     `par![(x, y) | x <- xs, y <- ys]`",
+                ));
                 None
             }
         }
     };
-    let several = rest.len() > 1;
     let mut branches = Vec::new();
     for segment in rest {
         if segment.tokens.is_empty() {
@@ -128,23 +146,168 @@ pub fn parse(input: TokenStream, errors: &mut Errors) -> Option<Comprehension> {
             continue;
         }
         let qualifiers = qualifier::parse_branch(segment.tokens.clone(), errors);
-        let has_generator = qualifiers.iter().any(|q| matches!(q, Qualifier::Generator(_)));
-        if several && !has_generator && !qualifiers.is_empty() {
-            errors.push(error(
-                segment.bar,
-                "this `|` is read as the start of a parallel branch, but no generator follows it",
-                "at the top level of a comprehension `|` separates the head, the qualifiers and \
-                 parallel branches; inside an expression (bitwise or, a closure) parenthesise it: \
-                 `(a | b)`, `(|v| v + 1)`",
-            ));
-            continue;
-        }
         branches.push(Branch { bar: segment.bar, qualifiers });
     }
     Some(Comprehension { head: head_expr?, branches })
 }
 
-/// The span of the first token, or the call site for an empty stream.
-pub(crate) fn first_span(tokens: &TokenStream) -> Span {
-    tokens.clone().into_iter().next().map_or_else(Span::call_site, |t| t.span())
+#[cfg(test)]
+mod tests {
+    use crate::{compile, Terminal};
+    use proc_macro2::TokenStream;
+    use quote::quote;
+
+    /// Every error of compiling `input`, as `message\n= help: ...`.
+    fn errors(input: TokenStream) -> Vec<String> {
+        match compile(input, Terminal::Collect) {
+            Ok(_) => Vec::new(),
+            Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    fn assert_one(input: TokenStream, message: &str, help: &str) {
+        let errors = errors(input);
+        assert_eq!(errors.len(), 1, "{errors:#?}");
+        let (m, h) = errors[0].split_once("\n= help: ").expect("a help line");
+        assert!(m.contains(message), "{m:?} lacks {message:?}");
+        assert!(h.contains(help), "{h:?} lacks {help:?}");
+    }
+
+    #[test]
+    fn every_error_has_a_help_line() {
+        let inputs = [
+            quote!(),
+            quote!(x <- xs),
+            quote!(x + | x <- xs),
+            quote!(x y | x <- xs),
+            quote!(x | x <- xs, x +),
+            quote!(y | x <- xs, let y =),
+            quote!(x | x <- xs +),
+            quote!(x | x <- xs, for),
+        ];
+        for input in inputs {
+            let errors = errors(input.clone());
+            assert!(!errors.is_empty(), "{input}");
+            for e in errors {
+                assert!(e.contains("\n= help: "), "{input}: {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_stray_bar_is_one_error_that_shows_the_parentheses() {
+        assert_one(
+            quote!(flag | mask | flag <- flags),
+            "this `|` must be parenthesised",
+            "`(flag | mask)`",
+        );
+        assert_one(
+            quote!(x | x <- xs, x | 1 == 3),
+            "this `|` must be parenthesised",
+            "`(x | 1 == 3)`",
+        );
+        assert_one(
+            quote!(f(x) | x <- xs, let f = |v| v + 1),
+            "must be parenthesised",
+            "`(|v| v + 1)`",
+        );
+    }
+
+    #[test]
+    fn generators_written_as_for_loops_are_explained_and_read_on() {
+        assert_one(quote!(p * 2 | p in prices), "expected `<-`, found `in`", "`p <- prices`");
+        assert_one(quote!(w | for w in words), "not as a `for` loop", "`w <- words`");
+        assert_one(quote!(i | for i <- 0..n), "without `for`", "`i <- 0..n`");
+        assert_one(quote!(x | x in), "expected `<-` and a collection, found `in`", "PAT <- EXPR");
+        // Read on as the generator meant: the later mistake is reported too.
+        let errors = errors(quote!(x + y | x in xs, y <- f(x)));
+        assert_eq!(errors.len(), 2, "{errors:#?}");
+        assert!(errors[1].starts_with("cannot flatten the generator `y <- f(x)`"), "{errors:#?}");
+    }
+
+    #[test]
+    fn qualifier_syntax_errors() {
+        assert_one(
+            quote!((r, c) | r <- rows c <- cols),
+            "expected `,` before the qualifier `c <- cols`",
+            "separated by `,`",
+        );
+        assert_one(
+            quote!(x | x <- xs,, x > 0),
+            "expected a qualifier before this `,`",
+            "remove the extra `,`",
+        );
+        assert_one(
+            quote!(x | x <- xs, x % 2 ==),
+            "`x % 2 ==` is incomplete: expected an expression",
+            "qualifiers are",
+        );
+        assert_one(
+            quote!(h | x <- xs, let h),
+            "expected `=` in a `let` qualifier",
+            "let y = x * 2",
+        );
+        assert_one(quote!(x | x <- xs, x = 3), "an assignment", "write `==`");
+    }
+
+    #[test]
+    fn pattern_errors() {
+        assert_one(
+            quote!(a | (a, a) <- pairs),
+            "`a` is bound more than once in this pattern",
+            "its own name",
+        );
+        assert_one(quote!(x | Some(x) <- xs), "unsupported pattern", "(nested) tuples");
+        assert_one(quote!(x | mut x <- xs), "`mut` and `ref` are not allowed", "let y =");
+        assert_one(
+            quote!(x | x: u32 <- xs),
+            "a generator pattern cannot have a type annotation",
+            "`x <- 0..10u32`",
+        );
+        assert_one(
+            quote!(y | x <- xs, let y: u64 = x),
+            "a `let` qualifier cannot have a type annotation",
+            "`let y = u64::from(...)`",
+        );
+    }
+
+    #[test]
+    fn incomplete_code_is_named() {
+        assert_one(
+            quote!(x + | x <- xs),
+            "`x +` is incomplete: expected an expression",
+            "the head",
+        );
+        assert_one(
+            quote!(y | x <- xs, let y =),
+            "`let y =` is incomplete: expected an expression",
+            "qualifiers are",
+        );
+        assert_one(
+            quote!(x | x <- xs +),
+            "`x <- xs +` is incomplete: expected an expression",
+            "qualifiers are",
+        );
+    }
+
+    #[test]
+    fn head_errors() {
+        assert_one(
+            quote!(x <- xs),
+            "expected `|` between the head and the qualifiers",
+            "not `par![x <- xs]`",
+        );
+        assert_one(
+            quote!(x * 2),
+            "expected `|` between the head and the qualifiers",
+            "par![HEAD |",
+        );
+        assert_one(
+            quote!(| x <- xs),
+            "expected the head of the comprehension",
+            "write the expression",
+        );
+        assert_one(quote!(x | ), "expected qualifiers after `|`", "at least one generator");
+        assert_one(quote!(), "empty comprehension", "par![x * x | x <- 0..10]");
+    }
 }

@@ -1,6 +1,7 @@
 //! Patterns of generators and `let`s: identifiers, `_` and (nested) tuples.
 
 use crate::error::{error_spanned, Errors};
+use quote::quote;
 use syn::{Ident, Pat};
 
 /// Reports patterns other than identifiers, `_` and tuples, and names bound twice.
@@ -13,23 +14,26 @@ fn check(pat: &Pat, errors: &mut Errors, names: &mut Vec<Ident>) {
     match pat {
         Pat::Ident(p) if p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none() => {
             if let Some(first) = names.iter().find(|n| **n == p.ident) {
-                let mut e = error_spanned(
-                    &p.ident,
+                // One error spanning both bindings (a second error "first bound here" would
+                // read as a second problem).
+                let second = &p.ident;
+                errors.push(error_spanned(
+                    quote!(#first #second),
                     format!("`{}` is bound more than once in this pattern", p.ident),
                     "give each element of the tuple its own name, or `_` to ignore it",
-                );
-                e.combine(syn::Error::new(first.span(), "first bound here"));
-                errors.push(e);
+                ));
             } else {
                 names.push(p.ident.clone());
             }
         }
-        Pat::Ident(p) if p.mutability.is_some() || p.by_ref.is_some() => errors.push(error_spanned(
-            pat,
-            "`mut` and `ref` are not allowed in comprehension patterns",
-            "each variable is an immutable copy of its element; compute a new value with \
+        Pat::Ident(p) if p.mutability.is_some() || p.by_ref.is_some() => {
+            errors.push(error_spanned(
+                pat,
+                "`mut` and `ref` are not allowed in comprehension patterns",
+                "each variable is an immutable copy of its element; compute a new value with \
              `let y = ...`",
-        )),
+            ))
+        }
         Pat::Wild(_) => {}
         Pat::Paren(p) => check(&p.pat, errors, names),
         Pat::Tuple(t) => {

@@ -3,7 +3,9 @@
 use super::pattern::check_pattern;
 use super::{Generator, LetBinding, Qualifier};
 use crate::error::{error, error_spanned, Errors};
-use proc_macro2::{Spacing, TokenStream, TokenTree};
+use crate::text::text;
+use proc_macro2::{Spacing, Span, TokenStream, TokenTree};
+use quote::quote;
 use syn::buffer::Cursor;
 use syn::parse::{ParseStream, Parser};
 use syn::{Expr, Pat, Token};
@@ -14,10 +16,11 @@ pub(crate) fn parse_branch(tokens: TokenStream, errors: &mut Errors) -> Vec<Qual
     let parser = |input: ParseStream| {
         let mut qualifiers = Vec::new();
         while !input.is_empty() {
-            match parse_qualifier(input, errors) {
+            let qualifier = qualifier_tokens(input.cursor());
+            match parse_qualifier(input, &qualifier, errors) {
                 Ok(q) => qualifiers.push(q),
                 Err(e) => {
-                    errors.push(e);
+                    errors.push(with_help(e, &qualifier, QUALIFIERS));
                     skip_to_comma(input)?;
                 }
             }
@@ -29,20 +32,21 @@ pub(crate) fn parse_branch(tokens: TokenStream, errors: &mut Errors) -> Vec<Qual
                 continue;
             }
             let found: TokenTree = input.fork().parse()?;
-            if matches!(&found, TokenTree::Ident(i) if i == "in" || i == "for") {
+            let next = qualifier_tokens(input.cursor());
+            if starts_qualifiers(&next) {
+                // `x <- xs y <- ys`: a missing `,`. Read on from the next qualifier.
                 errors.push(error(
                     found.span(),
-                    format!("expected `<-` or `,`, found `{found}`"),
-                    "generators are written `PAT <- EXPR`, e.g. `x <- xs` or `(i, v) <- pairs`",
+                    format!("expected `,` before the qualifier `{}`", text(&next)),
+                    "qualifiers are separated by `,`: `x <- xs, y <- ys`",
                 ));
-            } else {
-                errors.push(error(
-                    found.span(),
-                    format!("expected `,` or the end of the comprehension, found `{found}`"),
-                    "qualifiers are generators `x <- xs`, filters `x > 0` and `let y = x * 2`, \
-                     separated by `,`",
-                ));
+                continue;
             }
+            errors.push(error(
+                found.span(),
+                format!("expected `,` or the end of the comprehension, found `{found}`"),
+                QUALIFIERS,
+            ));
             skip_to_comma(input)?;
             if input.peek(Token![,]) {
                 input.parse::<Token![,]>()?;
@@ -59,13 +63,35 @@ pub(crate) fn parse_branch(tokens: TokenStream, errors: &mut Errors) -> Vec<Qual
     }
 }
 
-fn parse_qualifier(input: ParseStream, errors: &mut Errors) -> syn::Result<Qualifier> {
+/// The help for a qualifier that cannot be parsed.
+const QUALIFIERS: &str = "qualifiers are generators `x <- xs`, filters (a `bool` expression such \
+    as `x > 0`) and `let y = x * 2`, separated by `,`";
+
+fn parse_qualifier(
+    input: ParseStream,
+    qualifier: &TokenStream,
+    errors: &mut Errors,
+) -> syn::Result<Qualifier> {
     if input.peek(Token![let]) {
         let let_token: Token![let] = input.parse()?;
         let pat = Pat::parse_single(input)?;
+        if input.peek(Token![:]) {
+            let colon: Token![:] = input.parse()?;
+            let ty: syn::Type = input.parse()?;
+            errors.push(error_spanned(
+                quote!(#colon #ty),
+                "a `let` qualifier cannot have a type annotation",
+                format_args!(
+                    "give the value its type instead, e.g. `let {pat} = {ty}::from(...)` or \
+                     `let {pat} = ... as {ty}`",
+                    pat = text(&pat),
+                    ty = text(&ty)
+                ),
+            ));
+        }
         input.parse::<Token![=]>().map_err(|e| {
             error(
-                e.span(),
+                span_of(input, &e, qualifier),
                 "expected `=` in a `let` qualifier",
                 "a `let` qualifier binds a value for each element: `let y = x * 2`",
             )
@@ -74,36 +100,79 @@ fn parse_qualifier(input: ParseStream, errors: &mut Errors) -> syn::Result<Quali
         check_pattern(&pat, errors);
         return Ok(Qualifier::Let(LetBinding { let_span: let_token.span, pat, expr }));
     }
+    let for_token: Option<Token![for]> = input.parse()?;
+    if let Some(pattern_len) = in_position(input.cursor()) {
+        // `x in xs` or `for x in xs`: a generator written as a `for` loop. Reported, then read
+        // as the generator it means, so that the rest of the comprehension is checked too.
+        let pattern_tokens = take_tokens(input, pattern_len)?;
+        let in_token: Token![in] = input.parse()?;
+        let expr_tokens = qualifier_tokens(input.cursor());
+        if expr_tokens.is_empty() {
+            return Err(error(
+                in_token.span,
+                "expected `<-` and a collection, found `in`",
+                "a generator is written `PAT <- EXPR`, e.g. `x <- 0..n` or `v <- &values`",
+            ));
+        }
+        let suggestion = format!("{} <- {}", text(&pattern_tokens), text(&expr_tokens));
+        match for_token {
+            Some(for_token) => errors.push(error_spanned(
+                quote!(#for_token #in_token),
+                "a generator is written `PAT <- EXPR`, not as a `for` loop",
+                format_args!("write `{suggestion}`"),
+            )),
+            None => errors.push(error(
+                in_token.span,
+                "expected `<-`, found `in`: a generator is written `PAT <- EXPR`",
+                format_args!("write `{suggestion}`"),
+            )),
+        }
+        let pat = parse_pattern(pattern_tokens, errors)?;
+        let expr: Expr = input.parse()?;
+        return Ok(Qualifier::Generator(Generator { pat, arrow: in_token.span, expr }));
+    }
+    if let Some(for_token) = for_token {
+        let arrow = arrow_position(input.cursor()).is_some();
+        let e = error(
+            for_token.span,
+            "a generator is written `PAT <- EXPR`, without `for`",
+            if arrow {
+                format!("write `{}`", text(qualifier).trim_start_matches("for "))
+            } else {
+                "generators are written `PAT <- EXPR`, e.g. `x <- xs` or `(i, v) <- pairs`".into()
+            },
+        );
+        if !arrow {
+            return Err(e);
+        }
+        errors.push(e);
+    }
     if let Some(pattern_len) = arrow_position(input.cursor()) {
         let pattern_tokens = take_tokens(input, pattern_len)?;
         let arrow = input.parse::<Token![<]>()?.span;
         input.parse::<Token![-]>()?;
         if input.is_empty() || input.peek(Token![,]) {
-            return Err(error(
-                arrow,
-                "expected the collection to draw from after `<-`",
-                "a generator is written `PAT <- EXPR`, e.g. `x <- 0..n` or `v <- &values`",
-            ));
+            return Err(missing_collection(arrow));
         }
-        let pat = Pat::parse_single.parse2(pattern_tokens.clone()).map_err(|_| {
-            error_spanned(
-                &pattern_tokens,
-                "expected a pattern before `<-`",
-                "generator patterns are identifiers, `_` and (nested) tuples: `x`, `(i, v)`, \
-                 `((a, b), _)`",
-            )
-        })?;
-        check_pattern(&pat, errors);
+        let pat = parse_pattern(pattern_tokens, errors)?;
         let expr: Expr = input.parse()?;
         return Ok(Qualifier::Generator(Generator { pat, arrow, expr }));
     }
+    if qualifier.is_empty() {
+        return Err(error(
+            input.span(),
+            "expected a qualifier before this `,`",
+            "remove the extra `,`; qualifiers are generators `x <- xs`, filters `x > 0` and \
+             `let y = x * 2`, separated by one `,`",
+        ));
+    }
     let expr: Expr = input.parse().map_err(|e| {
-        error(
-            e.span(),
-            format!("this qualifier is neither a generator, a filter nor a `let`: {e}"),
-            "qualifiers are generators `x <- xs`, filters (a `bool` expression such as `x > 0`) \
-             and `let y = x * 2`",
-        )
+        let message = e.to_string();
+        let message = match message.strip_prefix("unexpected end of input, ") {
+            Some(reason) => format!("`{}` is incomplete: {reason}", text(qualifier)),
+            None => format!("the qualifier `{}` cannot be parsed: {message}", text(qualifier)),
+        };
+        error(span_of(input, &e, qualifier), message, QUALIFIERS)
     })?;
     if let Expr::Assign(assign) = &expr {
         return Err(error_spanned(
@@ -113,6 +182,100 @@ fn parse_qualifier(input: ParseStream, errors: &mut Errors) -> syn::Result<Quali
         ));
     }
     Ok(Qualifier::Filter(expr))
+}
+
+fn missing_collection(arrow: Span) -> syn::Error {
+    error(
+        arrow,
+        "expected the collection to draw from after `<-`",
+        "a generator is written `PAT <- EXPR`, e.g. `x <- 0..n` or `v <- &values`",
+    )
+}
+
+/// Parses and checks the pattern of a generator. A type annotation (`x: u32`) is reported and
+/// dropped.
+fn parse_pattern(tokens: TokenStream, errors: &mut Errors) -> syn::Result<Pat> {
+    let parser = |input: ParseStream| {
+        let pat = Pat::parse_single(input)?;
+        let annotation = if input.peek(Token![:]) && !input.peek(Token![::]) {
+            let colon: Token![:] = input.parse()?;
+            let ty: syn::Type = input.parse()?;
+            Some((colon, ty))
+        } else {
+            None
+        };
+        Ok((pat, annotation))
+    };
+    let (pat, annotation) = parser.parse2(tokens.clone()).map_err(|_| {
+        error_spanned(
+            &tokens,
+            "expected a pattern before `<-`",
+            "generator patterns are identifiers, `_` and (nested) tuples: `x`, `(i, v)`, \
+             `((a, b), _)`",
+        )
+    })?;
+    if let Some((colon, ty)) = annotation {
+        errors.push(error_spanned(
+            quote!(#colon #ty),
+            "a generator pattern cannot have a type annotation",
+            "the type of the elements comes from the collection; give it a type there instead, \
+             e.g. `x <- 0..10u32` or `v <- &values` with `values: Vec<f32>`",
+        ));
+    }
+    check_pattern(&pat, errors);
+    Ok(pat)
+}
+
+/// The tokens of the qualifier at `cursor`: up to the next top-level `,`.
+fn qualifier_tokens(mut cursor: Cursor) -> TokenStream {
+    let mut tokens = TokenStream::new();
+    while let Some((token, next)) = cursor.token_tree() {
+        if matches!(&token, TokenTree::Punct(p) if p.as_char() == ',') {
+            break;
+        }
+        tokens.extend([token]);
+        cursor = next;
+    }
+    tokens
+}
+
+/// Whether syn reported `e` at the end of the input. syn puts such errors at the call site (the
+/// whole macro call); they belong at the end of the qualifier.
+fn at_end_of_input(e: &syn::Error) -> bool {
+    e.to_string().starts_with("unexpected end of input")
+}
+
+/// Where to report `e`, found while parsing `qualifier` at `input`: syn reports errors at the
+/// end of its input at the call site, which is the whole macro call; they belong at the end of
+/// the qualifier.
+fn span_of(input: ParseStream, e: &syn::Error, qualifier: &TokenStream) -> Span {
+    let at_end = input.is_empty() || input.peek(Token![,]) || at_end_of_input(e);
+    match qualifier.clone().into_iter().last() {
+        Some(last) if at_end => last.span(),
+        _ => e.span(),
+    }
+}
+
+/// An error of syn's, found while parsing `tokens`, at the right span and with a `help:` line
+/// (errors of our own already have one).
+pub(crate) fn with_help(e: syn::Error, tokens: &TokenStream, help: &str) -> syn::Error {
+    let mut all: Option<syn::Error> = None;
+    for e in e {
+        let message = e.to_string();
+        let e = if message.contains("\n= help: ") {
+            e
+        } else if at_end_of_input(&e) && !tokens.is_empty() {
+            let reason = message.trim_start_matches("unexpected end of input, ");
+            error_spanned(tokens, format!("`{}` is incomplete: {reason}", text(tokens)), help)
+        } else {
+            error(e.span(), message, help)
+        };
+        match &mut all {
+            Some(all) => all.combine(e),
+            None => all = Some(e),
+        }
+    }
+    all.expect("a syn::Error holds at least one message")
 }
 
 /// If the qualifier at `cursor` is a generator, the number of token trees before its `<-`.
@@ -139,6 +302,37 @@ fn arrow_position(mut cursor: Cursor) -> Option<usize> {
         cursor = next;
     }
     None
+}
+
+/// If the qualifier at `cursor` is a generator mistakenly written with `in` (`x in xs`), the
+/// number of token trees before the `in`.
+fn in_position(mut cursor: Cursor) -> Option<usize> {
+    let mut count = 0;
+    while let Some((token, next)) = cursor.token_tree() {
+        match &token {
+            TokenTree::Punct(p) if p.as_char() == ',' => return None,
+            TokenTree::Ident(i) if i == "in" => return (count > 0).then_some(count),
+            _ => {}
+        }
+        count += 1;
+        cursor = next;
+    }
+    None
+}
+
+/// Whether the first qualifier of `tokens` (a part of the comprehension after a top-level `|`)
+/// can start a branch: a generator (also one mistakenly written `x in xs` or `for x in xs`) or
+/// a `let`. If not, the `|` before it belongs to an expression.
+pub(crate) fn starts_qualifiers(tokens: &TokenStream) -> bool {
+    let first: Vec<TokenTree> = tokens
+        .clone()
+        .into_iter()
+        .take_while(|t| !matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
+        .collect();
+    let keyword = matches!(first.first(), Some(TokenTree::Ident(i)) if i == "let" || i == "for");
+    keyword
+        || first.iter().any(|t| matches!(t, TokenTree::Ident(i) if i == "in"))
+        || contains_arrow(&first.into_iter().collect())
 }
 
 /// Whether `tokens` contains a top-level `<-` (used to tailor the "missing `|`" error).

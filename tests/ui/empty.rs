@@ -1,0 +1,5 @@
+use parcomp::par;
+
+fn main() {
+    let _: Vec<i32> = par![];
+}

@@ -1,0 +1,6 @@
+use parcomp::par;
+
+fn main() {
+    let width = 8;
+    let _ = par![width * 2];
+}

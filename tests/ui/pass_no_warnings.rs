@@ -1,0 +1,32 @@
+// Correct comprehensions compile without a single warning (unused variables, needless
+// parentheses, unused results...) and give the expected values.
+#![deny(warnings)]
+
+use parcomp::{par, Jagged};
+
+fn main() {
+    let n = 20;
+    let triples =
+        par![(x, y, z) | x <- 1..n, y <- x..n, z <- y..x + y, z < n, x * x + y * y == z * z];
+    assert_eq!(triples[0], (3, 4, 5));
+
+    let m = Jagged::from(vec![vec![(0, 1), (1, 2), (3, 11)], vec![], vec![(1, 3)]]);
+    let v = [3, 1, 2, 6];
+    let products = par![value * v[col] | i <- 0..m.len(), (col, value) <- m.row(i)];
+    assert_eq!(products, [3, 2, 66, 3]);
+
+    // Unused parts of a pattern, `_`, a `let`, a filter that uses only some variables.
+    let pairs = vec![(1, 'a'), (2, 'b'), (3, 'c')];
+    let firsts = par![k | (k, _) <- &pairs, _ <- 0..2, let doubled = k * 2, doubled > 2];
+    assert_eq!(firsts, [2, 2, 3, 3]);
+
+    let rows = vec![vec![1, 2], vec![], vec![3]];
+    let flat = par![x | i <- 0..rows.len(), x <- rows[i]];
+    assert_eq!(flat, [1, 2, 3]);
+
+    let steps = par![(i, j) | i <- 0..4, j <- (0..i).rev().step_by(2).map(|k| k * 10)];
+    assert_eq!(steps, [(1, 0), (2, 10), (3, 20), (3, 0)]);
+
+    let flags = par![(b | 1) == 1 | b <- 0u8..4, (b & 1) == 0];
+    assert_eq!(flags, [true, false]);
+}

@@ -1,0 +1,6 @@
+use parcomp::par;
+
+fn main() {
+    let maybe = vec![Some(1), None, Some(3)];
+    let _ = par![x | Some(x) <- maybe];
+}
