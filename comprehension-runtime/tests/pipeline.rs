@@ -45,8 +45,9 @@ fn pythagorean_triples() {
 
 #[test]
 fn skewed_rows_and_products() {
-    let rows: Vec<Vec<u64>> =
-        (0..200u64).map(|i| if i == 3 { (0..200_000).collect() } else { (0..i % 4).collect() }).collect();
+    let rows: Vec<Vec<u64>> = (0..200u64)
+        .map(|i| if i == 3 { (0..200_000).collect() } else { (0..i % 4).collect() })
+        .collect();
     let jagged = Jagged::from(rows.clone());
     let got = each_backend(|| {
         source(&SITE, &(0..rows.len()))
