@@ -70,7 +70,10 @@
 //! The primitives of flattening by expansion are also a public API on slices:
 //! [`segmented`].
 
-pub use comprehension_macros::{par, par_explain};
+pub use comprehension_macros::{
+    par, par_all, par_any, par_count, par_explain, par_max, par_min, par_product, par_reduce,
+    par_sum,
+};
 pub use comprehension_runtime::segmented;
 pub use comprehension_runtime::{with_backend, Backend, Jagged, JaggedError, Rows, Source};
 
@@ -83,7 +86,9 @@ extern crate self as parcomp;
 /// What the code emitted by the macros calls. Not a public API.
 #[doc(hidden)]
 pub mod __rt {
-    pub use comprehension_runtime::pipeline::source;
-    pub use comprehension_runtime::source::{map, rev, size, step_by};
+    pub use comprehension_runtime::pipeline::{
+        source, All, Any, CollectVec, Count, Fold, Max, Min, Product, Sum,
+    };
+    pub use comprehension_runtime::source::{map, rev, size, step_by, zip};
     pub use comprehension_runtime::Site;
 }

@@ -1,17 +1,67 @@
 //! The procedural macros of [parcomp](https://docs.rs/parcomp). Each entry point is one line:
 //! the compiler is the `flatten-core` library, where it can be unit-tested. Use these macros
-//! through the `parcomp` crate, which also provides the runtime they call.
+//! through the `parcomp` crate, which also provides the runtime they call and documents the
+//! language.
 
 use proc_macro::TokenStream;
 
-/// A data-parallel array comprehension: `par![HEAD | QUALIFIERS]` → `Vec`. See the `parcomp`
-/// crate for the language.
+/// `par![HEAD | QUALIFIERS]`: a data-parallel array comprehension, collected into a `Vec`.
 #[proc_macro]
 pub fn par(input: TokenStream) -> TokenStream {
-    flatten_core::par(input.into()).into()
+    flatten_core::expand("par", input.into()).into()
 }
 
-/// The plan `par!` makes of a comprehension, as a `&'static str`; nothing is run.
+/// `par_sum![HEAD | QUALIFIERS]`: the sum of the comprehension's elements.
+#[proc_macro]
+pub fn par_sum(input: TokenStream) -> TokenStream {
+    flatten_core::expand("par_sum", input.into()).into()
+}
+
+/// `par_product![HEAD | QUALIFIERS]`: the product of the comprehension's elements.
+#[proc_macro]
+pub fn par_product(input: TokenStream) -> TokenStream {
+    flatten_core::expand("par_product", input.into()).into()
+}
+
+/// `par_min![HEAD | QUALIFIERS]`: the least element, `None` if there is none.
+#[proc_macro]
+pub fn par_min(input: TokenStream) -> TokenStream {
+    flatten_core::expand("par_min", input.into()).into()
+}
+
+/// `par_max![HEAD | QUALIFIERS]`: the greatest element, `None` if there is none.
+#[proc_macro]
+pub fn par_max(input: TokenStream) -> TokenStream {
+    flatten_core::expand("par_max", input.into()).into()
+}
+
+/// `par_count![HEAD | QUALIFIERS]`: the number of elements.
+#[proc_macro]
+pub fn par_count(input: TokenStream) -> TokenStream {
+    flatten_core::expand("par_count", input.into()).into()
+}
+
+/// `par_any![BOOL | QUALIFIERS]`: whether some element is `true`.
+#[proc_macro]
+pub fn par_any(input: TokenStream) -> TokenStream {
+    flatten_core::expand("par_any", input.into()).into()
+}
+
+/// `par_all![BOOL | QUALIFIERS]`: whether every element is `true`.
+#[proc_macro]
+pub fn par_all(input: TokenStream) -> TokenStream {
+    flatten_core::expand("par_all", input.into()).into()
+}
+
+/// `par_reduce!(op, identity; HEAD | QUALIFIERS)`: the elements combined with an associative
+/// `op` whose neutral element is `identity`.
+#[proc_macro]
+pub fn par_reduce(input: TokenStream) -> TokenStream {
+    flatten_core::expand("par_reduce", input.into()).into()
+}
+
+/// `par_explain![HEAD | QUALIFIERS]`: the plan `par!` makes of a comprehension, as a
+/// `&'static str`; nothing is run.
 #[proc_macro]
 pub fn par_explain(input: TokenStream) -> TokenStream {
     flatten_core::par_explain(input.into()).into()

@@ -96,3 +96,45 @@ fn lets_filters_and_regular_sizes() {
     }
     assert_eq!(got, want);
 }
+
+#[test]
+fn nested_reductions_and_reducers() {
+    use comprehension_runtime::pipeline::{CollectVec, Count, Max, Sum};
+    let m = Jagged::from(vec![
+        vec![(0usize, 1i64), (1, 2), (3, 11)],
+        vec![(1, 3), (2, 4)],
+        vec![],
+        vec![(1, 5), (2, 6), (3, 7)],
+        vec![(3, 8)],
+        vec![(3, 9), (4, 10)],
+    ]);
+    let x = [3i64, 1, 2, 6, 5];
+    let got = each_backend(|| {
+        source(&SITE, &(0..m.len()))
+            .nested(|p| p.expand(|&i| m.row(i)).map(|(_, (c, v))| v * x[c]), Sum::new())
+            .map(|(_, s)| s)
+            .collect()
+    });
+    assert_eq!(got, [71, 11, 0, 59, 48, 104]);
+    let got = each_backend(|| {
+        source(&SITE, &(0..m.len()))
+            .nested(|p| p.expand(|&i| m.row(i)).map(|(_, (_, v))| v), Max::new())
+            .nested(|p| p.expand(|&(i, _)| m.row(i)).map(|(_, (c, _))| c), CollectVec)
+            .map(|((i, max), cols)| (i, max, cols))
+            .collect()
+    });
+    assert_eq!(got[2], (2, None, vec![]));
+    assert_eq!(got[3], (3, Some(7), vec![1, 2, 3]));
+    let total = each_backend(|| {
+        source(&SITE, &(0..1000u64)).expand(|&x| 0..x).map(|(_, y)| y).reduce_with(Sum::new())
+    });
+    assert_eq!(total, (0..1000u64).map(|x| x * x.saturating_sub(1) / 2).sum());
+    let count = each_backend(|| {
+        source(&SITE, &(0..1000u64))
+            .expand(|&x| 0..x)
+            .filter(|&(x, y)| (x + y) % 3 == 0)
+            .map(|_| ())
+            .reduce_with(Count)
+    });
+    assert_eq!(count, (0..1000u64).map(|x| (0..x).filter(|y| (x + y) % 3 == 0).count()).sum());
+}

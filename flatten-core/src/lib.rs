@@ -47,9 +47,10 @@ pub fn compile(input: TokenStream, terminal: Terminal) -> Result<Plan, syn::Erro
     })
 }
 
-/// `par![HEAD | QUALIFIERS]`: the comprehension as runtime calls that collect a `Vec`.
-pub fn par(input: TokenStream) -> TokenStream {
-    match compile(input, Terminal::Collect) {
+/// Expands the macro `name` of the `par!` family (`par`, `par_sum`, `par_product`, `par_min`,
+/// `par_max`, `par_count`, `par_any`, `par_all`, `par_reduce`) into runtime calls.
+pub fn expand(name: &str, input: TokenStream) -> TokenStream {
+    match plan_of(name, input) {
         Ok(plan) => emit::emit(&plan, &runtime_path()),
         Err(errors) => error::to_compile_errors(errors),
     }
@@ -65,4 +66,15 @@ pub fn par_explain(input: TokenStream) -> TokenStream {
         }
         Err(errors) => error::to_compile_errors(errors),
     }
+}
+
+/// The plan of the macro `name` of the family on `input`.
+fn plan_of(name: &str, input: TokenStream) -> Result<Plan, syn::Error> {
+    if name == "par_reduce" {
+        let (op, identity, rest) = syntax::reduce_arguments(input)?;
+        return compile(rest, Terminal::Reduce { op: Box::new(op), identity: Box::new(identity) });
+    }
+    let terminal =
+        Terminal::named(name).unwrap_or_else(|| panic!("`{name}!` is not a parcomp macro"));
+    compile(input, terminal)
 }

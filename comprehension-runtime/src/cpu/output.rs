@@ -67,3 +67,21 @@ impl<T> Folder<T> for SliceWriter<'_, T> {
         ControlFlow::Continue(())
     }
 }
+
+/// A [`Folder`] for a body that yields exactly one output.
+pub(crate) struct Single<T>(pub(crate) Option<T>);
+
+impl<T> Single<T> {
+    /// The output; a body that yielded none broke its promise of exactly one.
+    pub(crate) fn take(self, site: &'static Site) -> T {
+        self.0.unwrap_or_else(|| site.size_changed(1, 0))
+    }
+}
+
+impl<T> Folder<T> for Single<T> {
+    #[inline]
+    fn push(&mut self, item: T) -> ControlFlow<()> {
+        self.0 = Some(item);
+        ControlFlow::Continue(())
+    }
+}

@@ -69,6 +69,14 @@ impl Layout {
         }
     }
 
+    /// The segment descriptor of `parents` parents: `parents + 1` offsets.
+    pub(super) fn into_offsets(self, parents: usize) -> Vec<usize> {
+        match self {
+            Layout::Regular { fanout, .. } => (0..=parents).map(|i| i * fanout).collect(),
+            Layout::Offsets(offsets) => offsets,
+        }
+    }
+
     /// The parent whose children contain flattened index `pos` (`pos < total`).
     fn parent_of(&self, pos: usize) -> usize {
         match self {

@@ -1,7 +1,8 @@
 //! The sequential reference backend: nested loops on the calling thread.
 
 use super::output::reserve;
-use crate::pipeline::Body;
+use super::reduce::ReduceFolder;
+use crate::pipeline::{Body, Reducer};
 use crate::site::Site;
 use crate::source::Source;
 
@@ -38,4 +39,21 @@ where
         let _ = body.feed(source.fetch(i), &mut out);
     }
     out
+}
+
+/// Reduces by running every context's subtree in order, stopping once the result is decided.
+pub(super) fn reduce<S, B, R>(source: &S, body: &B, reducer: &R) -> R::Acc
+where
+    S: Source + Sync,
+    S::Item: Clone + Send + Sync,
+    B: Body<S::Item>,
+    R: Reducer<B::Out>,
+{
+    let mut folder = ReduceFolder::new(reducer, None);
+    for i in 0..source.size() {
+        if body.feed(source.fetch(i), &mut folder).is_break() {
+            break;
+        }
+    }
+    folder.acc
 }

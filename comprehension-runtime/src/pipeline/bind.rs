@@ -23,12 +23,13 @@ where
     T: Clone + Send + Sync,
 {
     type Item = (P::Item, T);
+    type Root = P::Root;
 
     fn drive<O, B, D>(self, site: &'static Site, body: B, driver: D) -> D::Output
     where
         O: Send,
         B: Body<Self::Item, Out = O>,
-        D: Driver<O>,
+        D: Driver<O, P::Root>,
     {
         self.prev.drive(site, BindBody { f: self.f, inner: body }, driver)
     }

@@ -102,12 +102,13 @@ where
     Element<G, M, P::Item>: Clone + Send + Sync,
 {
     type Item = (P::Item, Element<G, M, P::Item>);
+    type Root = P::Root;
 
     fn drive<O, B, D>(self, site: &'static Site, body: B, driver: D) -> D::Output
     where
         O: Send,
         B: Body<Self::Item, Out = O>,
-        D: Driver<O>,
+        D: Driver<O, P::Root>,
     {
         let body =
             ExpandBody { site, gen: self.gen, map: self.map, regular: self.regular, inner: body };

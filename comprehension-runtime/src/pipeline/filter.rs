@@ -22,12 +22,13 @@ where
     F: Fn(&P::Item) -> bool + Sync,
 {
     type Item = P::Item;
+    type Root = P::Root;
 
     fn drive<O, B, D>(self, site: &'static Site, body: B, driver: D) -> D::Output
     where
         O: Send,
         B: Body<P::Item, Out = O>,
-        D: Driver<O>,
+        D: Driver<O, P::Root>,
     {
         self.prev.drive(site, FilterBody { pred: self.pred, inner: body }, driver)
     }

@@ -1,6 +1,6 @@
 //! The head of a comprehension (`map`) and the terminal that runs it (`collect`).
 
-use super::{Body, Descend, Driver, Folder, Stage};
+use super::{Body, Descend, Driver, Folder, Reducer, Rooted, Stage};
 use crate::site::Site;
 use crate::source::Source;
 use std::ops::{ControlFlow, Range};
@@ -8,9 +8,9 @@ use std::ops::{ControlFlow, Range};
 /// A comprehension with its head: ready to run.
 #[must_use = "a comprehension does nothing until it is collected"]
 pub struct Comprehension<P, H> {
-    site: &'static Site,
-    stage: P,
-    head: H,
+    pub(super) site: &'static Site,
+    pub(super) stage: P,
+    pub(super) head: H,
 }
 
 impl<P, H> Comprehension<P, H> {
@@ -21,7 +21,7 @@ impl<P, H> Comprehension<P, H> {
 
 impl<P, H, T> Comprehension<P, H>
 where
-    P: Stage,
+    P: Stage<Root = Rooted>,
     H: Fn(P::Item) -> T + Sync,
     T: Send,
 {
@@ -30,11 +30,23 @@ where
     pub fn collect(self) -> Vec<T> {
         self.stage.drive(self.site, MapBody { head: self.head }, Collect)
     }
+
+    /// Runs the comprehension on the current backend, combining its elements with `reducer`.
+    pub fn reduce_with<R: Reducer<T>>(self, reducer: R) -> R::Result {
+        let acc = self.stage.drive(self.site, MapBody { head: self.head }, Reduce(&reducer));
+        reducer.finish(acc)
+    }
 }
 
 /// The body of the head: one output per context.
 pub struct MapBody<H> {
     head: H,
+}
+
+impl<H> MapBody<H> {
+    pub(super) fn new(head: H) -> Self {
+        MapBody { head }
+    }
 }
 
 impl<C, H, T> Body<C> for MapBody<H>
@@ -81,7 +93,7 @@ where
 /// The terminal that gathers the outputs into a `Vec`, in nested-loop order.
 pub struct Collect;
 
-impl<T: Send> Driver<T> for Collect {
+impl<T: Send> Driver<T, Rooted> for Collect {
     type Output = Vec<T>;
 
     fn run<S, B>(self, site: &'static Site, source: S, body: B) -> Vec<T>
@@ -91,5 +103,45 @@ impl<T: Send> Driver<T> for Collect {
         B: Body<S::Item, Out = T>,
     {
         crate::cpu::collect(site, &source, &body)
+    }
+
+    fn run_owned<C, B>(self, site: &'static Site, items: Vec<C>, body: B) -> Vec<T>
+    where
+        C: Send,
+        B: Body<C, Out = T>,
+    {
+        crate::cpu::collect_owned(site, items, &body)
+    }
+
+    fn run_nested<B: Body<Rooted, Out = T>>(self, _: &'static Site, _: B) -> Vec<T> {
+        unreachable!("parcomp: a comprehension rooted at a source has no enclosing context")
+    }
+}
+
+/// The terminal that reduces the outputs (returns the accumulator; the caller finishes it).
+pub struct Reduce<'a, R>(pub &'a R);
+
+impl<T: Send, R: Reducer<T>> Driver<T, Rooted> for Reduce<'_, R> {
+    type Output = R::Acc;
+
+    fn run<S, B>(self, site: &'static Site, source: S, body: B) -> R::Acc
+    where
+        S: Source + Sync,
+        S::Item: Clone + Send + Sync,
+        B: Body<S::Item, Out = T>,
+    {
+        crate::cpu::reduce(site, &source, &body, self.0)
+    }
+
+    fn run_owned<C, B>(self, site: &'static Site, items: Vec<C>, body: B) -> R::Acc
+    where
+        C: Send,
+        B: Body<C, Out = T>,
+    {
+        crate::cpu::reduce_owned(site, items, &body, self.0)
+    }
+
+    fn run_nested<B: Body<Rooted, Out = T>>(self, _: &'static Site, _: B) -> R::Acc {
+        unreachable!("parcomp: a comprehension rooted at a source has no enclosing context")
     }
 }

@@ -12,12 +12,16 @@ mod bind;
 mod expand;
 mod filter;
 mod head;
+mod nested;
+mod reduce;
 mod root;
 
 pub use bind::{Bind, BindBody};
 pub use expand::{ElementMap, Expand, ExpandBody, Generator, Identity, Invariant};
 pub use filter::{Filter, FilterBody};
-pub use head::{Collect, Comprehension, MapBody};
+pub use head::{Collect, Comprehension, MapBody, Reduce};
+pub use nested::{ContextRoot, Nested, Segments};
+pub use reduce::{All, Any, CollectVec, Count, Fold, Max, Min, Product, Reducer, Sum};
 pub use root::{source, Root};
 
 use crate::site::Site;
@@ -104,28 +108,53 @@ pub trait Descend<Out> {
         B: Body<C, Out = Out>;
 }
 
-/// How a driven pipeline is finally run (collect into a `Vec`, reduce, ...).
-pub trait Driver<Out: Send> {
+/// The root of a pipeline that starts with a source (a comprehension of its own), as opposed
+/// to one that starts from the contexts of an enclosing comprehension ([`ContextRoot`]).
+pub struct Rooted;
+
+/// How a driven pipeline is finally run: collected into a `Vec`, reduced, or — for the inner
+/// comprehension of a nested one — reduced once per context of the enclosing comprehension.
+///
+/// `Root` is what the pipeline starts from: [`Rooted`], or the context type of the enclosing
+/// comprehension. A driver implements the methods that make sense for its roots; the others
+/// are never called by the stages of this module.
+pub trait Driver<Out: Send, Root> {
     /// The result.
     type Output;
-    /// Runs `body` for every element of `source`.
+
+    /// Runs `body` for every element of `source` (a pipeline rooted at a source).
     fn run<S, B>(self, site: &'static Site, source: S, body: B) -> Self::Output
     where
         S: Source + Sync,
         S::Item: Clone + Send + Sync,
         B: Body<S::Item, Out = Out>;
+
+    /// Runs `body` once for each of `items`, consumed in order (the outer elements of a nested
+    /// comprehension, with their inner results).
+    fn run_owned<T, B>(self, site: &'static Site, items: Vec<T>, body: B) -> Self::Output
+    where
+        T: Send,
+        B: Body<T, Out = Out>;
+
+    /// Runs `body` for the contexts of the enclosing comprehension (a pipeline rooted at
+    /// [`ContextRoot`]).
+    fn run_nested<B>(self, site: &'static Site, body: B) -> Self::Output
+    where
+        B: Body<Root, Out = Out>;
 }
 
 /// One stage of a comprehension, built outside-in.
 pub trait Stage {
     /// The context after this stage.
     type Item: Clone + Send + Sync;
+    /// What the pipeline starts from ([`Rooted`] or an enclosing context type).
+    type Root;
     /// Wraps `body` in this stage's body and drives the stage before it.
     fn drive<O, B, D>(self, site: &'static Site, body: B, driver: D) -> D::Output
     where
         O: Send,
         B: Body<Self::Item, Out = O>,
-        D: Driver<O>;
+        D: Driver<O, Self::Root>;
 }
 
 /// A comprehension under construction: the stages so far and where it was written.
@@ -199,6 +228,24 @@ impl<P: Stage> Pipeline<P> {
         T: Clone + Send + Sync,
     {
         Pipeline { site: self.site, stage: Bind::new(self.stage, f) }
+    }
+
+    /// Nested comprehensions in the head: extends each context with the result of `reducer`
+    /// over the inner comprehension that `inner` builds from the context. All inner
+    /// comprehensions run as one segmented reduction over the whole iteration space, not one
+    /// run per context. `par![par_sum![v * x[c] | (c, v) <- m.row(i)] | i <- 0..n]` becomes
+    /// `.nested(|p| p.expand(|&i| m.row(i)).map(|(_, (c, v))| v * x[c]), Sum::new())`.
+    pub fn nested<F, I, H, V, R>(self, inner: F, reducer: R) -> Pipeline<Nested<P, I, H, R>>
+    where
+        F: FnOnce(Pipeline<ContextRoot<P::Item>>) -> Comprehension<I, H>,
+        I: Stage<Root = P::Item>,
+        H: Fn(I::Item) -> V + Sync,
+        V: Send,
+        R: Reducer<V>,
+        R::Result: Clone + Send + Sync,
+    {
+        let inner = inner(Pipeline { site: self.site, stage: ContextRoot::new() });
+        Pipeline { site: self.site, stage: Nested::new(self.stage, inner, reducer) }
     }
 
     /// The head of the comprehension: the element computed for each context.

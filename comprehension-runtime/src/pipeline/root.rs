@@ -1,6 +1,6 @@
 //! The first generator: a source evaluated once and read by index.
 
-use super::{Body, Driver, Pipeline, Stage};
+use super::{Body, Driver, Pipeline, Rooted, Stage};
 use crate::site::Site;
 use crate::source::Source;
 
@@ -24,12 +24,13 @@ where
     S::Item: Clone + Send + Sync,
 {
     type Item = S::Item;
+    type Root = Rooted;
 
     fn drive<O, B, D>(self, site: &'static Site, body: B, driver: D) -> D::Output
     where
         O: Send,
         B: Body<S::Item, Out = O>,
-        D: Driver<O>,
+        D: Driver<O, Rooted>,
     {
         driver.run(site, self.source, body)
     }

@@ -11,7 +11,7 @@
 
 use super::reduce::reduce_by_offsets;
 use super::scan::offsets_from_sizes;
-use super::{alloc, go_parallel, rayon_backend, SEQUENTIAL_CUTOFF};
+use super::{alloc, parallel_blocks, rayon_backend, SEQUENTIAL_CUTOFF};
 use crate::pipeline::source;
 use crate::site::Site;
 use rayon::prelude::*;
@@ -153,10 +153,11 @@ where
     }
     let offsets = offsets_from_sizes(site, n, |i| size(&input[i]));
     let work = n.checked_add(offsets[n]).unwrap_or_else(|| site.size_overflow());
-    let all = reduce_by_offsets(site, &offsets, identity, op, go_parallel(work), &|r, range| {
-        let start = offsets[r];
-        row(&input[r], range.start - start..range.end - start)
-    });
+    let all =
+        reduce_by_offsets(site, &offsets, &|| identity, op, parallel_blocks(work), &|r, range| {
+            let start = offsets[r];
+            row(&input[r], range.start - start..range.end - start)
+        });
     if keep_empty {
         return all;
     }

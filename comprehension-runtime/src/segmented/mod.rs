@@ -52,7 +52,7 @@
 
 mod expand;
 mod iota;
-mod reduce;
+pub(crate) mod reduce;
 mod scan;
 mod segmented_scan;
 
@@ -84,6 +84,11 @@ fn rayon_backend() -> bool {
 /// Whether `work` units should be processed in parallel on the current backend.
 fn go_parallel(work: usize) -> bool {
     work >= SEQUENTIAL_CUTOFF && rayon_backend()
+}
+
+/// `Some(block length)` when `work` units should be processed in parallel, else `None`.
+fn parallel_blocks(work: usize) -> Option<usize> {
+    go_parallel(work).then(|| block_len(work))
 }
 
 /// The length of the blocks `work` units are cut into for the current rayon pool.

@@ -15,7 +15,9 @@
 //!   pieces of rows in parallel; the pieces of rows cut by chunk boundaries are then combined in
 //!   order (`op` need not be commutative), again `O(chunks)` sequential work.
 
-use super::{alloc, block_len, blocks, build_in_parts, check_lengths, go_parallel};
+use super::{
+    alloc, block_len, blocks, build_in_parts, check_lengths, go_parallel, parallel_blocks,
+};
 use crate::jagged::Jagged;
 use crate::site::Site;
 use rayon::prelude::*;
@@ -128,40 +130,44 @@ where
     static SITE: Site = Site::api("parcomp::segmented::reduce_rows");
     let values = rows.values();
     let work = rows.len() + values.len();
-    reduce_by_offsets(&SITE, rows.offsets(), identity, &op, go_parallel(work), &|_, r| {
+    reduce_by_offsets(&SITE, rows.offsets(), &|| identity, &op, parallel_blocks(work), &|_, r| {
         values[r].iter().fold(identity, |a, &v| op(a, v))
     })
 }
 
 /// One result per row of the rows described by `offsets` (`len + 1` non-decreasing offsets
 /// from 0): `piece(row, range)` reduces the elements `range` (a non-empty sub-range of
-/// `offsets[row]..offsets[row + 1]`, in flattened indices) starting from `identity`; an empty
-/// row gives `identity`. With `parallel`, the merge path of row ends and elements is split
-/// into equal chunks (see the module documentation).
-pub(super) fn reduce_by_offsets<T, F, P>(
+/// `offsets[row]..offsets[row + 1]`, in flattened indices) starting from `identity()`; an empty
+/// row gives `identity()`. With `Some(block)`, the merge path of row ends and elements is split
+/// into chunks of `block` steps run in parallel (see the module documentation); pieces of a
+/// row cut by chunk boundaries are combined with `op`, left to right.
+///
+/// The accumulator need not be `Copy`: nested comprehensions reduce into `Vec`s with it.
+pub(crate) fn reduce_by_offsets<T, I, F, P>(
     site: &Site,
     offsets: &[usize],
-    identity: T,
+    identity: &I,
     op: &F,
-    parallel: bool,
+    block: Option<usize>,
     piece: &P,
 ) -> Vec<T>
 where
-    T: Copy + Send + Sync,
+    T: Send,
+    I: Fn() -> T + Sync,
     F: Fn(T, T) -> T + Sync,
     P: Fn(usize, Range<usize>) -> T + Sync,
 {
     let rows = offsets.len() - 1;
-    if !parallel {
+    let Some(len) = block else {
         let mut out = alloc(site, rows);
         for (row, w) in offsets.windows(2).enumerate() {
-            out.push(if w[0] < w[1] { piece(row, w[0]..w[1]) } else { identity });
+            out.push(if w[0] < w[1] { piece(row, w[0]..w[1]) } else { identity() });
         }
         return out;
-    }
+    };
     let elements = offsets[rows];
     let work = rows.checked_add(elements).unwrap_or_else(|| site.size_overflow());
-    let len = block_len(work);
+    let len = len.max(1);
     let chunks = work.div_ceil(len);
     // Where every chunk starts on the merge path: (rows ended before it, elements before it).
     let bounds: Vec<(usize, usize)> =
@@ -178,7 +184,7 @@ where
                 first_empty &= row != first_row;
                 w.push(piece(row, e..end));
             } else {
-                w.push(identity);
+                w.push(identity());
             }
             e = end;
         }
@@ -191,7 +197,8 @@ where
         let first_row = bounds[k].0;
         if bounds[k + 1].0 > first_row {
             if let Some(p) = pending.take() {
-                out[first_row] = if first_empty { p } else { op(p, out[first_row]) };
+                let own = std::mem::replace(&mut out[first_row], identity());
+                out[first_row] = if first_empty { p } else { op(p, own) };
             }
             pending = open;
         } else if let Some(open) = open {
@@ -267,9 +274,16 @@ mod tests {
             |a: (u64, u64), b: (u64, u64)| (a.0 * b.0 % 1_000_003, (a.1 * b.0 + b.1) % 1_000_003);
         let elem = |e: usize| (e as u64 % 7 + 2, e as u64 % 11);
         let piece = |_: usize, r: Range<usize>| r.fold((1, 0), |a, e| op(a, elem(e)));
-        let want = reduce_by_offsets(&SITE, &offsets, (1, 0), &op, false, &piece);
+        let want = reduce_by_offsets(&SITE, &offsets, &|| (1, 0), &op, None, &piece);
         let got = with_backend(Backend::Rayon, || {
-            reduce_by_offsets(&SITE, &offsets, (1, 0), &op, true, &piece)
+            reduce_by_offsets(
+                &SITE,
+                &offsets,
+                &|| (1, 0),
+                &op,
+                Some(block_len(offsets.len() + offsets[offsets.len() - 1])),
+                &piece,
+            )
         });
         assert_eq!(got, want);
     }

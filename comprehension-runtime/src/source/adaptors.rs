@@ -85,6 +85,30 @@ impl<S: Source> Source for Rev<S> {
     }
 }
 
+/// Two sources side by side: element `i` is `(a[i], b[i])`, as long as the shorter.
+#[derive(Clone, Copy, Debug)]
+pub struct Zip<A, B> {
+    a: A,
+    b: B,
+}
+
+/// Zips `a` and `b`, truncating to the shorter (parallel branches `x <- xs | y <- ys`).
+pub fn zip<A: Source, B: Source>(a: A, b: B) -> Zip<A, B> {
+    Zip { a, b }
+}
+
+impl<A: Source, B: Source> Source for Zip<A, B> {
+    type Item = (A::Item, B::Item);
+    #[inline]
+    fn size(&self) -> usize {
+        self.a.size().min(self.b.size())
+    }
+    #[inline]
+    fn fetch(&self, index: usize) -> (A::Item, B::Item) {
+        (self.a.fetch(index), self.b.fetch(index))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,6 +134,8 @@ mod tests {
         }
         let v = vec![1u8, 2, 3];
         assert_eq!(all(&rev(&v)), vec![3, 2, 1]);
+        assert_eq!(all(&zip(&v, 10..12)), vec![(1, 10), (2, 11)]);
+        assert_eq!(all(&zip(0..0, &v)), vec![]);
     }
 
     #[test]

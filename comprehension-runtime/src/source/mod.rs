@@ -8,7 +8,7 @@
 mod adaptors;
 mod range;
 
-pub use adaptors::{map, rev, step_by, Map, Rev, StepBy};
+pub use adaptors::{map, rev, step_by, zip, Map, Rev, StepBy, Zip};
 pub use range::Integer;
 
 /// A collection that knows its size and yields its `i`-th element by value.
@@ -88,10 +88,10 @@ impl<T: Copy, const N: usize> Source for [T; N] {
 }
 
 /// Contexts materialised by the runtime (a small level of the iteration space that is split
-/// further): yields clones.
-pub(crate) struct Materialized<C>(pub(crate) Vec<C>);
+/// further, or the outer elements of a nested comprehension): yields clones.
+pub(crate) struct Cloned<'a, C>(pub(crate) &'a [C]);
 
-impl<C: Clone> Source for Materialized<C> {
+impl<C: Clone> Source for Cloned<'_, C> {
     type Item = C;
     #[inline]
     fn size(&self) -> usize {

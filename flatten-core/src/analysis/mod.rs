@@ -1,23 +1,25 @@
 //! From syntax to plan: scopes, dependencies, and the classification of every generator.
 //!
 //! Walking the qualifiers left to right, the analysis knows which variables are bound at each
-//! point. For every qualifier it finds the variables the qualifier mentions ([`free_vars`]),
-//! reports uses of a variable before the qualifier that binds it, rejects a filter before the
-//! first generator, and classifies each generator ([`generator`]): invariant (a product — the
-//! regular case), flattenable (an expand), or an error naming the generator and the forms that
-//! work.
+//! point ([`scope`]). For every qualifier it finds the variables the qualifier mentions
+//! ([`free_vars`]), reports uses of a variable before the qualifier that binds it, rejects a
+//! filter before the first generator, and classifies each generator ([`generator`]): invariant
+//! (a product — the regular case), flattenable (an expand), or an error naming the generator
+//! and the forms that work. Parallel branches are zipped at the root ([`zip`]); comprehensions
+//! nested in the head become inner plans ([`nested`]).
 
 pub(crate) mod free_vars;
 pub mod generator;
+mod nested;
+mod scope;
+mod zip;
 
 use crate::error::{error, error_spanned, Errors};
 use crate::plan::{Plan, Prelude, Step, StepKind, Terminal};
-use crate::syntax::{bound_names, Comprehension, Qualifier};
+use crate::syntax::{Comprehension, Qualifier};
 use crate::text::text;
-use generator::{Classifier, Form};
-use proc_macro2::Span;
-use std::collections::HashSet;
-use syn::{Expr, Ident};
+use scope::Scope;
+use syn::{Expr, Ident, Pat};
 
 /// The forms a generator that depends on earlier variables may take, for error messages.
 const FLATTENABLE_FORMS: &str = "a generator that uses earlier variables must have a size \
@@ -33,220 +35,244 @@ pub fn analyze(
     text_of_input: String,
     errors: &mut Errors,
 ) -> Option<Plan> {
-    let Comprehension { head, branches } = comprehension;
-    if branches.len() > 1 {
-        errors.push(error(
-            branches[1].bar,
-            "parallel branches (`| ... | ...`) are not supported yet",
-            "nest the generators instead, or zip the collections before the comprehension",
-        ));
-        return None;
-    }
-    let branch = branches.into_iter().next()?;
-    let first_generator =
-        branch.qualifiers.iter().position(|q| matches!(q, Qualifier::Generator(_)));
-    let Some(first_generator) = first_generator else {
-        let spaced = branch.qualifiers.iter().find_map(|q| match q {
-            Qualifier::Filter(expr) => spaced_arrow(expr),
-            _ => None,
-        });
-        if let Some(e) = spaced {
-            errors.push(e);
-        } else if errors.is_empty() {
-            // (After a syntax error, a generator that could not be parsed is the likely cause.)
-            errors.push(error(
-                branch.bar,
-                "a comprehension needs at least one generator",
-                "add a generator after `|`: `par![x | x <- xs, x > 0]`",
-            ));
-        }
-        return None;
-    };
-
-    // Every variable the comprehension binds (after its first generator), for finding uses.
-    let mut all_names: HashSet<String> = HashSet::new();
-    for q in &branch.qualifiers[first_generator..] {
-        if let Some(pat) = q.pattern() {
-            all_names.extend(bound_names(pat).iter().map(Ident::to_string));
-        }
-    }
-
-    let mut scope = Scope { all_names, visible: Vec::new(), hoisted: 0 };
-    let mut plan = Plan {
-        terminal,
-        text: text_of_input,
-        prelude: Vec::new(),
-        slots: Vec::new(),
-        steps: Vec::new(),
-        head,
-        head_uses: Vec::new(),
-    };
-
-    for (index, qualifier) in branch.qualifiers.into_iter().enumerate() {
-        if index < first_generator {
-            match qualifier {
-                Qualifier::Filter(expr) => errors.push(spaced_arrow(&expr).unwrap_or_else(|| {
-                    error_spanned(
-                        &expr,
-                        "a filter must come after a generator",
-                        "filters keep or drop the elements of the generators before them; move \
-                         it after the generator whose variables it tests, e.g. `x <- xs, x > 0`",
-                    )
-                })),
-                Qualifier::Let(binding) => {
-                    plan.prelude.push(Prelude::Let { pat: binding.pat, expr: binding.expr })
-                }
-                Qualifier::Generator(_) => unreachable!("before the first generator"),
-            }
-            continue;
-        }
-        let context = plan.slots.len();
-        match qualifier {
-            Qualifier::Generator(generator) => {
-                let qualifier_text =
-                    format!("{} <- {}", text(&generator.pat), text(&generator.expr));
-                let uses = scope.uses(&generator.expr, errors);
-                let kind = if let Some(e) = unbounded_range(&generator.expr, &qualifier_text) {
-                    errors.push(e);
-                    StepKind::Filter(generator.expr.clone())
-                } else if index == first_generator {
-                    match scope.classify(&generator.expr) {
-                        Some(form) => StepKind::Root(form),
-                        None => {
-                            // Nothing is bound yet, so every expression is invariant; kept as
-                            // an error rather than a panic of the macro.
-                            errors.push(error_spanned(
-                                &generator.expr,
-                                format!("cannot read the generator `{qualifier_text}` by index"),
-                                FLATTENABLE_FORMS,
-                            ));
-                            StepKind::Filter(generator.expr.clone())
-                        }
-                    }
-                } else {
-                    match scope.classify(&generator.expr) {
-                        None => {
-                            errors.push(error_spanned(
-                                &generator.expr,
-                                format!(
-                                    "cannot flatten the generator `{qualifier_text}`: it depends \
-                                     on {}, and its size cannot be computed without building it",
-                                    quoted(&uses)
-                                ),
-                                FLATTENABLE_FORMS,
-                            ));
-                            StepKind::Filter(generator.expr.clone())
-                        }
-                        Some(form) if uses.is_empty() => StepKind::Product(form),
-                        Some(mut form) => {
-                            let size_dependent = form.source.has_place() || {
-                                let mut dependent = false;
-                                form.source.size_exprs(&mut |e| {
-                                    dependent |= !scope.deps(e).is_empty();
-                                });
-                                dependent
-                            };
-                            form.source.hoist(&mut |expr| scope.hoist(expr, &mut plan.prelude));
-                            if size_dependent {
-                                StepKind::Expand(form)
-                            } else {
-                                StepKind::Product(form)
-                            }
-                        }
-                    }
-                };
-                plan.steps.push(Step { kind, text: qualifier_text, context, uses });
-                scope.bind(&generator.pat);
-                plan.slots.push(generator.pat);
-            }
-            Qualifier::Filter(expr) => {
-                let uses = scope.uses(&expr, errors);
-                let qualifier_text = text(&expr);
-                plan.steps.push(Step {
-                    kind: StepKind::Filter(expr),
-                    text: qualifier_text,
-                    context,
-                    uses,
-                });
-            }
-            Qualifier::Let(binding) => {
-                let uses = scope.uses(&binding.expr, errors);
-                let qualifier_text =
-                    format!("let {} = {}", text(&binding.pat), text(&binding.expr));
-                plan.steps.push(Step {
-                    kind: StepKind::Let(binding.expr),
-                    text: qualifier_text,
-                    context,
-                    uses,
-                });
-                scope.bind(&binding.pat);
-                plan.slots.push(binding.pat);
-            }
-        }
-    }
-    plan.head_uses = scope.uses(&plan.head, errors);
-    Some(plan)
+    let mut analyzer = Analyzer { errors, hoisted: 0, branches: 0 };
+    analyzer.top_level(comprehension, terminal, text_of_input)
 }
 
-/// What is bound at the current point of the walk.
-struct Scope {
-    all_names: HashSet<String>,
-    visible: Vec<String>,
+/// The state shared by the analysis of a comprehension and of everything inside it.
+pub(crate) struct Analyzer<'e> {
+    pub(crate) errors: &'e mut Errors,
+    /// Collections hoisted so far (their names must be unique in the emitted block).
     hoisted: usize,
+    /// Parallel branches computed so far (likewise).
+    branches: usize,
 }
 
-impl Scope {
-    /// The visible comprehension variables `expr` mentions.
-    fn deps(&self, expr: &Expr) -> Vec<Ident> {
-        free_vars::mentions(expr, &self.all_names)
-            .into_iter()
-            .filter(|ident| self.visible.contains(&ident.to_string()))
-            .collect()
+impl Analyzer<'_> {
+    fn top_level(
+        &mut self,
+        comprehension: Comprehension,
+        terminal: Terminal,
+        text_of_input: String,
+    ) -> Option<Plan> {
+        let Comprehension { head, branches } = comprehension;
+        let mut plan = Plan::new(terminal, text_of_input, head);
+        let mut scope = Scope::default();
+        let mut prelude = Vec::new();
+        if branches.len() > 1 {
+            self.zip(branches, &mut scope, &mut plan, &mut prelude)?;
+        } else {
+            let branch = branches.into_iter().next()?;
+            self.qualifiers(branch.qualifiers, branch.bar, &mut scope, &mut plan, &mut prelude)?;
+        }
+        self.finish(&mut plan, &mut scope, &mut prelude, true);
+        plan.prelude = prelude;
+        Some(plan)
     }
 
-    /// The visible variables `expr` uses (each once, in order of first use); reports uses of a
-    /// variable that is bound only later.
-    fn uses(&self, expr: &Expr, errors: &mut Errors) -> Vec<String> {
-        let mut uses: Vec<String> = Vec::new();
-        let mut reported: Vec<String> = Vec::new();
-        for ident in free_vars::mentions(expr, &self.all_names) {
-            let name = ident.to_string();
-            if self.visible.contains(&name) {
-                if !uses.contains(&name) {
-                    uses.push(name);
-                }
-            } else if !reported.contains(&name) {
-                errors.push(error(
-                    ident.span(),
-                    format!("`{name}` is used before the qualifier that binds it"),
-                    format!(
-                        "a qualifier can use only the variables bound to its left; move the \
-                         qualifier that binds `{name}` before this one (or rename it, if you \
-                         mean a variable from outside the comprehension)"
-                    ),
+    /// Extracts the nested comprehensions of the head and records what the head uses.
+    fn finish(
+        &mut self,
+        plan: &mut Plan,
+        scope: &mut Scope,
+        prelude: &mut Vec<Prelude>,
+        top: bool,
+    ) {
+        let head = plan.head.clone();
+        plan.head = self.nested_in_head(head, scope, plan, prelude, top);
+        for nested in &plan.nested {
+            let name = nested.name.clone();
+            scope.bind_name(&name);
+            plan.slots.push(Pat::Ident(syn::PatIdent {
+                attrs: Vec::new(),
+                by_ref: None,
+                mutability: None,
+                ident: name,
+                subpat: None,
+            }));
+        }
+        let head = plan.head.clone();
+        plan.head_uses = scope.uses(&head, self.errors);
+    }
+
+    /// Analyses the qualifiers of one branch into steps of `plan`. At the top level
+    /// (`plan.inherited == 0`) the first generator is the root, `let`s before it are evaluated
+    /// once and filters before it are errors; in a nested comprehension they all see the
+    /// enclosing context. `None` if there is no generator.
+    fn qualifiers(
+        &mut self,
+        qualifiers: Vec<Qualifier>,
+        bar: proc_macro2::Span,
+        scope: &mut Scope,
+        plan: &mut Plan,
+        prelude: &mut Vec<Prelude>,
+    ) -> Option<()> {
+        let top = plan.inherited == 0 && plan.steps.is_empty();
+        let Some(first_generator) =
+            qualifiers.iter().position(|q| matches!(q, Qualifier::Generator(_)))
+        else {
+            let spaced = qualifiers.iter().find_map(|q| match q {
+                Qualifier::Filter(expr) => spaced_arrow(expr),
+                _ => None,
+            });
+            if let Some(e) = spaced {
+                self.errors.push(e);
+            } else if self.errors.is_empty() {
+                // (After a syntax error, a generator that could not be parsed is the likely cause.)
+                self.errors.push(error(
+                    bar,
+                    "a comprehension needs at least one generator",
+                    "add a generator after `|`: `par![x | x <- xs, x > 0]`",
                 ));
-                reported.push(name);
+            }
+            return None;
+        };
+        for qualifier in &qualifiers[first_generator..] {
+            if let Some(pat) = qualifier.pattern() {
+                scope.declare(pat);
             }
         }
-        uses
+        for (index, qualifier) in qualifiers.into_iter().enumerate() {
+            let context = plan.slots.len();
+            if top && index < first_generator {
+                match qualifier {
+                    Qualifier::Filter(expr) => {
+                        self.errors.push(spaced_arrow(&expr).unwrap_or_else(|| {
+                            error_spanned(
+                                &expr,
+                                "a filter must come after a generator",
+                                "filters keep or drop the elements of the generators before them; \
+                             move it after the generator whose variables it tests, e.g. \
+                             `x <- xs, x > 0`",
+                            )
+                        }))
+                    }
+                    Qualifier::Let(binding) => {
+                        prelude.push(Prelude::Let { pat: binding.pat, expr: binding.expr })
+                    }
+                    Qualifier::Generator(_) => unreachable!("before the first generator"),
+                }
+                continue;
+            }
+            match qualifier {
+                Qualifier::Generator(generator) => {
+                    let qualifier_text =
+                        format!("{} <- {}", text(&generator.pat), text(&generator.expr));
+                    let uses = scope.uses(&generator.expr, self.errors);
+                    let root = top && index == first_generator;
+                    let kind = self.generator(
+                        &generator.expr,
+                        &qualifier_text,
+                        &uses,
+                        root,
+                        scope,
+                        prelude,
+                    );
+                    plan.steps.push(Step { kind, text: qualifier_text, context, uses });
+                    scope.bind(&generator.pat);
+                    plan.slots.push(generator.pat);
+                }
+                Qualifier::Filter(expr) => {
+                    let uses = scope.uses(&expr, self.errors);
+                    let qualifier_text = text(&expr);
+                    plan.steps.push(Step {
+                        kind: StepKind::Filter(expr),
+                        text: qualifier_text,
+                        context,
+                        uses,
+                    });
+                }
+                Qualifier::Let(binding) => {
+                    let uses = scope.uses(&binding.expr, self.errors);
+                    let qualifier_text =
+                        format!("let {} = {}", text(&binding.pat), text(&binding.expr));
+                    plan.steps.push(Step {
+                        kind: StepKind::Let(binding.expr),
+                        text: qualifier_text,
+                        context,
+                        uses,
+                    });
+                    scope.bind(&binding.pat);
+                    plan.slots.push(binding.pat);
+                }
+            }
+        }
+        Some(())
     }
 
-    fn classify(&self, expr: &Expr) -> Option<Form> {
-        let deps = |e: &Expr| self.deps(e);
-        let is_bound = |ident: &Ident| self.visible.contains(&ident.to_string());
-        Classifier { deps: &deps, is_bound: &is_bound }.form(expr)
+    /// Classifies one generator (see [`generator`]). Errors leave a placeholder step, so that
+    /// the analysis goes on and reports what follows.
+    fn generator(
+        &mut self,
+        expr: &Expr,
+        qualifier_text: &str,
+        uses: &[String],
+        root: bool,
+        scope: &Scope,
+        prelude: &mut Vec<Prelude>,
+    ) -> StepKind {
+        if let Some(e) = unbounded_range(expr, qualifier_text) {
+            self.errors.push(e);
+            return StepKind::Filter(expr.clone());
+        }
+        let Some(mut form) = scope.classify(expr) else {
+            let message = if uses.is_empty() {
+                format!("cannot read the generator `{qualifier_text}` by index")
+            } else {
+                format!(
+                    "cannot flatten the generator `{qualifier_text}`: it depends on {}, and its \
+                     size cannot be computed without building it",
+                    quoted(uses)
+                )
+            };
+            self.errors.push(error_spanned(expr, message, FLATTENABLE_FORMS));
+            return StepKind::Filter(expr.clone());
+        };
+        if root {
+            return StepKind::Root(form);
+        }
+        if uses.is_empty() {
+            return StepKind::Product(form);
+        }
+        let size_dependent = form.source.has_place() || {
+            let mut dependent = false;
+            form.source.size_exprs(&mut |e| dependent |= !scope.deps(e).is_empty());
+            dependent
+        };
+        form.source.hoist(&mut |expr| self.hoist(expr, prelude));
+        if size_dependent {
+            StepKind::Expand(form)
+        } else {
+            StepKind::Product(form)
+        }
     }
 
-    fn bind(&mut self, pat: &syn::Pat) {
-        self.visible.extend(bound_names(pat).iter().map(Ident::to_string));
-    }
-
+    /// Evaluates `expr` once, before the comprehension: `let name = &(expr);`.
     fn hoist(&mut self, expr: Expr, prelude: &mut Vec<Prelude>) -> Ident {
-        let name =
-            Ident::new(&format!("__parcomp_collection_{}", self.hoisted), Span::mixed_site());
+        let name = Ident::new(
+            &format!("__parcomp_collection_{}", self.hoisted),
+            proc_macro2::Span::mixed_site(),
+        );
         self.hoisted += 1;
         prelude.push(Prelude::Hoist { name: name.clone(), expr });
         name
+    }
+}
+
+impl Plan {
+    /// An empty top-level plan.
+    pub(crate) fn new(terminal: Terminal, text: String, head: Expr) -> Plan {
+        Plan {
+            terminal,
+            text,
+            prelude: Vec::new(),
+            slots: Vec::new(),
+            inherited: 0,
+            steps: Vec::new(),
+            nested: Vec::new(),
+            head,
+            head_uses: Vec::new(),
+        }
     }
 }
 

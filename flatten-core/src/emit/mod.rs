@@ -21,7 +21,7 @@
 
 use crate::analysis::free_vars::mentions;
 use crate::analysis::generator::{Form, IndexSource, PlaceOp, PlaceRoot};
-use crate::plan::{Plan, Prelude, StepKind, Terminal};
+use crate::plan::{Plan, Prelude, StepKind, Terminal, ZipBranch};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
 use std::collections::HashSet;
@@ -34,8 +34,37 @@ pub fn emit(plan: &Plan, rt: &TokenStream) -> TokenStream {
     let prelude = plan.prelude.iter().map(|p| match p {
         Prelude::Let { pat, expr } => quote! { let #pat = #expr; },
         Prelude::Hoist { name, expr } => quote! { let #name = &(#expr); },
+        Prelude::Branch { name, plan } => {
+            let branch = emit(plan, rt);
+            quote! { let #name = #branch; }
+        }
     });
+    let chain = stages(plan, rt, &site);
+    let terminal = match &plan.terminal {
+        Terminal::Collect => quote! { .collect() },
+        other => {
+            let reducer = reducer(other, rt);
+            quote! { .reduce_with(#reducer) }
+        }
+    };
+    quote! {
+        {
+            static #site: #rt::Site = #rt::Site {
+                text: #text,
+                file: ::core::file!(),
+                line: ::core::line!(),
+                column: ::core::column!(),
+            };
+            #(#prelude)*
+            #chain
+                #terminal
+        }
+    }
+}
 
+/// The stages of a plan, its nested comprehensions and its head: `source(..).expand(..)
+/// ... .map(|ctx| head)`. An inner plan's chain continues the pipeline it is given.
+fn stages(plan: &Plan, rt: &TokenStream, site: &Ident) -> TokenStream {
     let mut chain = TokenStream::new();
     for step in &plan.steps {
         let slots = &plan.slots[..step.context];
@@ -45,6 +74,15 @@ pub fn emit(plan: &Plan, rt: &TokenStream) -> TokenStream {
             StepKind::Root(form) => {
                 let source = source_value(form, rt);
                 quote! { #rt::source(&#site, &(#source)) }
+            }
+            StepKind::Zip(branches) => {
+                let mut sources = branches.iter().map(|branch| match branch {
+                    ZipBranch::Generator(form) => source_value(form, rt),
+                    ZipBranch::Computed(name) => quote! { &#name },
+                });
+                let first = sources.next().expect("a zip has branches");
+                let zipped = sources.fold(first, |a, b| quote! { #rt::zip(#a, #b) });
+                quote! { #rt::source(&#site, &(#zipped)) }
             }
             StepKind::Product(form) if form.maps.is_empty() || !maps_use(form, &visible) => {
                 let source = source_value(form, rt);
@@ -77,27 +115,35 @@ pub fn emit(plan: &Plan, rt: &TokenStream) -> TokenStream {
         };
         chain.extend(code);
     }
-
+    let inner = Ident::new("__parcomp_inner", Span::mixed_site());
+    for nested in &plan.nested {
+        let steps = stages(&nested.plan, rt, site);
+        let reducer = match &nested.plan.terminal {
+            Terminal::Collect => quote! { #rt::CollectVec },
+            other => reducer(other, rt),
+        };
+        chain.extend(quote! { .nested(|#inner| #inner #steps, #reducer) });
+    }
     let head = &plan.head;
     let all: HashSet<String> =
         plan.slots.iter().flat_map(crate::syntax::bound_names).map(|i| i.to_string()).collect();
     let ctx = context_pattern(&plan.slots, &uses_in(head, &all)).unwrap_or_else(|| quote! { _ });
-    let terminal = match plan.terminal {
-        Terminal::Collect => quote! { .collect() },
-    };
-    quote! {
-        {
-            static #site: #rt::Site = #rt::Site {
-                text: #text,
-                file: ::core::file!(),
-                line: ::core::line!(),
-                column: ::core::column!(),
-            };
-            #(#prelude)*
-            #chain
-                .map(|#ctx| #head)
-                #terminal
-        }
+    chain.extend(quote! { .map(|#ctx| #head) });
+    chain
+}
+
+/// The runtime reducer of a terminal other than `Collect`.
+fn reducer(terminal: &Terminal, rt: &TokenStream) -> TokenStream {
+    match terminal {
+        Terminal::Collect => quote! { #rt::CollectVec },
+        Terminal::Sum => quote! { #rt::Sum::new() },
+        Terminal::Product => quote! { #rt::Product::new() },
+        Terminal::Min => quote! { #rt::Min::new() },
+        Terminal::Max => quote! { #rt::Max::new() },
+        Terminal::Count => quote! { #rt::Count },
+        Terminal::Any => quote! { #rt::Any },
+        Terminal::All => quote! { #rt::All },
+        Terminal::Reduce { op, identity } => quote! { #rt::Fold::new(#identity, #op) },
     }
 }
 

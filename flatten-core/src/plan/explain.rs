@@ -31,6 +31,7 @@ impl Plan {
         for step in &self.steps {
             let note = match &step.kind {
                 StepKind::Root(_) => "evaluated once, split across threads".to_string(),
+                StepKind::Zip(_) => "branches zipped, truncated to the shortest".to_string(),
                 StepKind::Product(form) if form.maps.is_empty() || step.uses.is_empty() => {
                     "regular: the same for every context, evaluated once".to_string()
                 }

@@ -7,9 +7,11 @@
 
 mod pattern;
 mod qualifier;
+mod reduce;
 mod split;
 
 pub use pattern::bound_names;
+pub use reduce::reduce_arguments;
 
 use crate::error::{error, error_spanned, Errors};
 use proc_macro2::{Span, TokenStream};

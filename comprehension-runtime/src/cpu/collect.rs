@@ -1,0 +1,152 @@
+//! Collecting: the outputs of a split level, in nested-loop order, in one `Vec`.
+//!
+//! When the number of outputs of each range is known — each element yields exactly one, or
+//! the ranges are counted first because generators but no filters follow the split — the
+//! result is allocated once and every range writes straight into its own part of it. When it
+//! is not known (filters), each range fills a buffer and the buffers are moved into the result
+//! in one parallel pass.
+
+use super::output::{reserve, split_slots, SliceWriter};
+use super::partition::Partitioned;
+use super::schedule::{probe, split, Job, Probe, Schedule, Shape};
+use crate::site::Site;
+use rayon::prelude::*;
+use std::ops::Range;
+
+/// Gathers the outputs of a split level, in order.
+#[derive(Clone, Copy)]
+pub(super) struct CollectJob;
+
+impl<Out: Send> Job<Out> for CollectJob {
+    type Output = Vec<Out>;
+
+    fn run<R: Partitioned<Out = Out>>(
+        self,
+        schedule: Schedule,
+        level: &R,
+        total: usize,
+        shape: Shape,
+    ) -> Vec<Out> {
+        let placement = if shape.exact {
+            Placement::Exact
+        } else if shape.countable {
+            Placement::Counted
+        } else {
+            Placement::Buffered
+        };
+        run(schedule, level, total, placement)
+    }
+}
+
+/// How the outputs of each range are placed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Placement {
+    /// Each element yields exactly one output: output offsets are element offsets.
+    Exact,
+    /// Output counts are exact but must be counted first (generators, no filters, below).
+    Counted,
+    /// Counts are unknown until run (filters below): per-range buffers.
+    Buffered,
+}
+
+/// Runs elements `0..total` of a split level and gathers the outputs in order.
+fn run<R: Partitioned>(
+    schedule: Schedule,
+    level: &R,
+    total: usize,
+    placement: Placement,
+) -> Vec<R::Out> {
+    let site = schedule.site;
+    let mut out = Vec::new();
+    if placement == Placement::Exact {
+        reserve(&mut out, total, site);
+    }
+    let done = match probe(level, total, schedule, &mut out) {
+        Probe::Finished => return out,
+        Probe::Sequential(done) => {
+            if placement == Placement::Counted {
+                // Counting first reserves the result once and reports a count too large for
+                // usize instead of running until memory is exhausted.
+                let rest = level.count(done..total).unwrap_or_else(|| site.size_overflow());
+                reserve(&mut out, rest, site);
+            }
+            let _ = level.run(done..total, &mut out);
+            return out;
+        }
+        Probe::Parallel(done) => done,
+    };
+    let ranges = split(done..total, schedule.ranges());
+    match placement {
+        Placement::Exact => {
+            let lengths: Vec<usize> = ranges.iter().map(ExactSizeIterator::len).collect();
+            fill(site, level, &mut out, ranges, lengths);
+        }
+        Placement::Counted => {
+            let lengths: Vec<usize> = ranges
+                .par_iter()
+                .with_max_len(1)
+                .map(|range| level.count(range.clone()).unwrap_or_else(|| site.size_overflow()))
+                .collect();
+            fill(site, level, &mut out, ranges, lengths);
+        }
+        Placement::Buffered => {
+            let buffers: Vec<Vec<R::Out>> = ranges
+                .into_par_iter()
+                .with_max_len(1)
+                .map(|range| {
+                    let mut buffer = Vec::new();
+                    let _ = level.run(range, &mut buffer);
+                    buffer
+                })
+                .collect();
+            append(site, &mut out, buffers);
+        }
+    }
+    out
+}
+
+/// Runs `ranges` in parallel, range `k` writing exactly `lengths[k]` outputs straight into the
+/// spare capacity of `out` after its current contents.
+fn fill<R: Partitioned>(
+    site: &'static Site,
+    level: &R,
+    out: &mut Vec<R::Out>,
+    ranges: Vec<Range<usize>>,
+    lengths: Vec<usize>,
+) {
+    let need = lengths
+        .iter()
+        .try_fold(0usize, |acc, &n| acc.checked_add(n))
+        .unwrap_or_else(|| site.size_overflow());
+    reserve(out, need, site);
+    let slots = split_slots(&mut out.spare_capacity_mut()[..need], lengths);
+    ranges.into_par_iter().zip(slots).with_max_len(1).for_each(|(range, slots)| {
+        let mut writer = SliceWriter::new(slots, site);
+        let _ = level.run(range, &mut writer);
+        writer.finish();
+    });
+    // SAFETY: `split_slots` cut exactly the first `need` spare slots into the pieces, and every
+    // piece was filled completely: `SliceWriter::finish` panics unless its piece received
+    // exactly as many outputs as it has slots, and a panic in any range propagates out of
+    // `for_each` before this line, leaving `out` at its old length (written elements leak).
+    unsafe { out.set_len(out.len() + need) };
+}
+
+/// Moves the contents of `buffers`, in order, to the end of `out`, in parallel.
+pub(super) fn append<T: Send>(site: &'static Site, out: &mut Vec<T>, buffers: Vec<Vec<T>>) {
+    let need = buffers
+        .iter()
+        .try_fold(0usize, |acc, b| acc.checked_add(b.len()))
+        .unwrap_or_else(|| site.size_overflow());
+    reserve(out, need, site);
+    let lengths: Vec<usize> = buffers.iter().map(Vec::len).collect();
+    let slots = split_slots(&mut out.spare_capacity_mut()[..need], lengths);
+    buffers.into_par_iter().zip(slots).for_each(|(buffer, slots)| {
+        for (slot, item) in slots.iter_mut().zip(buffer) {
+            slot.write(item);
+        }
+    });
+    // SAFETY: the pieces cover the first `need` spare slots and piece `k` has the length of
+    // buffer `k`, whose every element was moved into it; moving cannot panic.
+    unsafe { out.set_len(out.len() + need) };
+}

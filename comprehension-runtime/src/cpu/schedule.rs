@@ -1,0 +1,206 @@
+//! The rayon backend: where to split a comprehension, and when it is worth it.
+//!
+//! For one comprehension:
+//! 1. Pick the level to split. If no generator follows the first, split the source itself.
+//!    Otherwise size the children of every source element (the next generator's `Size`), take
+//!    the prefix sum, and split the flattened children into ranges of equal size — one huge
+//!    row is cut into as many ranges as it needs. If that level is too small to give every
+//!    thread several ranges and more generators follow, materialise it and go one level down.
+//! 2. Probe: run the first few elements on the calling thread, timed, doubling the batch. Work
+//!    that will finish sooner than a parallel dispatch would pay for stays on this thread.
+//! 3. Run the rest as `threads * CHUNKS_PER_THREAD` ranges on the current rayon pool; below the
+//!    split every range runs the remaining generators, filters and the head as fused nested
+//!    loops.
+//! 4. Combine the ranges' results: [`collect`](super::collect) places outputs, in order, in
+//!    one `Vec`; [`reduce`](super::reduce) combines accumulators left to right.
+
+use super::partition::{Children, Layout, Leaves, Partitioned};
+use crate::backend::eager_splitting;
+use crate::pipeline::{Body, Descend, Folder};
+use crate::site::Site;
+use crate::source::{Cloned, Source};
+use std::ops::{ControlFlow, Range};
+use std::time::{Duration, Instant};
+
+/// At most this many elements run on the calling thread without looking at the clock.
+const TINY: usize = 16;
+/// The probe stops once it has run this long (enough to estimate the rest) ...
+const PROBE_TIME: Duration = Duration::from_micros(2);
+/// ... or this many elements.
+const PROBE_ELEMENTS: usize = 4096;
+/// Estimated remaining work below this stays on the calling thread: a dispatch to the pool and
+/// back costs a few microseconds.
+const PARALLEL_WORTH: Duration = Duration::from_micros(30);
+/// Ranges per thread: several, so that ranges of unequal cost even out by work stealing.
+const CHUNKS_PER_THREAD: usize = 16;
+/// A level with fewer elements than this per thread is materialised and split one level lower.
+const DESCEND_PER_THREAD: usize = 16;
+/// Levels with at least this many contexts are sized in parallel.
+pub(super) const PARALLEL_SIZING: usize = 64 * 1024;
+
+/// How a run is divided among threads.
+#[derive(Clone, Copy)]
+pub(super) struct Schedule {
+    pub(super) site: &'static Site,
+    pub(super) threads: usize,
+    /// Split as finely as possible (see `with_eager_splitting`).
+    pub(super) eager: bool,
+}
+
+impl Schedule {
+    /// The schedule for a run started on this thread, or `None` when there is nothing to divide
+    /// (a pool of one thread): run sequentially.
+    pub(super) fn current(site: &'static Site) -> Option<Schedule> {
+        let schedule =
+            Schedule { site, threads: rayon::current_num_threads(), eager: eager_splitting() };
+        (schedule.threads > 1 || schedule.eager).then_some(schedule)
+    }
+
+    /// How many ranges the parallel part of a level is cut into.
+    pub(super) fn ranges(self) -> usize {
+        let per_thread = if self.eager { 4 * CHUNKS_PER_THREAD } else { CHUNKS_PER_THREAD };
+        self.threads * per_thread
+    }
+}
+
+/// What the outputs of the elements of a split level look like.
+#[derive(Clone, Copy)]
+pub(super) struct Shape {
+    /// Each element yields exactly one output.
+    pub(super) exact: bool,
+    /// [`Partitioned::count`] is exact (no filter below the split).
+    pub(super) countable: bool,
+}
+
+/// What to do with a split level: gather its outputs, reduce them, ...
+pub(super) trait Job<Out: Send>: Copy + Sync {
+    /// The result.
+    type Output;
+    /// Runs elements `0..total` of `level`.
+    fn run<R: Partitioned<Out = Out>>(
+        self,
+        schedule: Schedule,
+        level: &R,
+        total: usize,
+        shape: Shape,
+    ) -> Self::Output;
+}
+
+/// Picks the level to split below `parents` and runs `job` on it.
+pub(super) fn run_level<P, B, J>(schedule: Schedule, parents: &P, body: &B, job: J) -> J::Output
+where
+    P: Source + Sync,
+    P::Item: Clone + Send + Sync,
+    B: Body<P::Item>,
+    J: Job<B::Out>,
+{
+    let n = parents.size();
+    if B::DEPTH == 0 {
+        let shape = Shape { exact: !B::FILTERS, countable: !B::FILTERS };
+        return job.run(schedule, &Leaves { parents, body }, n, shape);
+    }
+    let parallel_sizing = n >= PARALLEL_SIZING || schedule.eager;
+    let layout = Layout::new(schedule.site, parents, body, parallel_sizing);
+    let total = layout.total();
+    if B::DEPTH >= 2 && total > 0 && total < schedule.threads.max(2) * DESCEND_PER_THREAD {
+        return body.descend((0..n).map(|i| parents.fetch(i)), Descent { schedule, job });
+    }
+    let shape = Shape { exact: B::CHILD_EXACT, countable: !B::FILTERS_BELOW };
+    job.run(schedule, &Children { parents, body, layout }, total, shape)
+}
+
+/// Continues a run one level down, on a materialised level.
+struct Descent<J> {
+    schedule: Schedule,
+    job: J,
+}
+
+impl<Out: Send, J: Job<Out>> Descend<Out> for Descent<J> {
+    type Output = J::Output;
+
+    fn visit<C, B>(self, contexts: Vec<C>, body: &B) -> J::Output
+    where
+        C: Clone + Send + Sync,
+        B: Body<C, Out = Out>,
+    {
+        run_level(self.schedule, &Cloned(&contexts), body, self.job)
+    }
+}
+
+/// What the probe found.
+pub(super) enum Probe {
+    /// Everything ran.
+    Finished,
+    /// Elements `0..done` ran; the rest is too little work to share.
+    Sequential(usize),
+    /// Elements `0..done` ran; the rest is worth running in parallel.
+    Parallel(usize),
+}
+
+/// Runs a prefix of the level on the calling thread, doubling the batch until enough time has
+/// passed to estimate the cost of the rest. A run that stops early (`Break`) is finished.
+pub(super) fn probe<R, F>(level: &R, total: usize, schedule: Schedule, out: &mut F) -> Probe
+where
+    R: Partitioned,
+    F: Folder<R::Out>,
+{
+    if schedule.eager {
+        return if total > 1 { Probe::Parallel(0) } else { Probe::Sequential(0) };
+    }
+    if schedule.threads <= 1 || total <= TINY {
+        return Probe::Sequential(0);
+    }
+    let start = Instant::now();
+    let mut done = 0;
+    let mut batch = 1;
+    loop {
+        let end = total.min(done + batch);
+        if let ControlFlow::Break(()) = level.run(done..end, out) {
+            return Probe::Finished;
+        }
+        done = end;
+        if done == total {
+            return Probe::Finished;
+        }
+        let elapsed = start.elapsed();
+        if elapsed >= PROBE_TIME || done >= PROBE_ELEMENTS {
+            let remaining = elapsed.as_nanos() * (total - done) as u128 / done as u128;
+            return if remaining >= PARALLEL_WORTH.as_nanos() {
+                Probe::Parallel(done)
+            } else {
+                Probe::Sequential(done)
+            };
+        }
+        batch *= 2;
+    }
+}
+
+/// Splits `range` into at most `parts` consecutive non-empty ranges of nearly equal length.
+pub(super) fn split(range: Range<usize>, parts: usize) -> Vec<Range<usize>> {
+    let len = range.end - range.start;
+    let parts = parts.clamp(1, len.max(1));
+    (0..parts)
+        .map(|k| {
+            // k * len / parts without overflow: len < 2^64 and parts is small, so use u128.
+            let at = |k: usize| range.start + ((k as u128 * len as u128) / parts as u128) as usize;
+            at(k)..at(k + 1)
+        })
+        .filter(|r| !r.is_empty())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split;
+
+    #[test]
+    fn split_covers_the_range_in_order() {
+        for (start, len, parts) in [(0, 0, 4), (3, 1, 4), (5, 10, 3), (0, 100, 7), (7, 5, 32)] {
+            let ranges = split(start..start + len, parts);
+            assert!(ranges.len() <= parts.max(1));
+            let flat: Vec<usize> = ranges.iter().flat_map(|r| r.clone()).collect();
+            assert_eq!(flat, (start..start + len).collect::<Vec<_>>());
+            assert!(ranges.iter().all(|r| !r.is_empty()));
+        }
+    }
+}

@@ -1,0 +1,379 @@
+//! Reducers: how the elements of a comprehension are combined into one value.
+//!
+//! A reducer folds elements into an accumulator, combines the accumulators of neighbouring
+//! parts of the iteration space (left before right: operators need to be associative, not
+//! commutative), and finishes the accumulator into the result. These are what `par_sum!`,
+//! `par_product!`, `par_min!`, `par_max!`, `par_count!`, `par_any!`, `par_all!` and
+//! `par_reduce!` run, at the top level and nested in the head of another comprehension — and a
+//! nested `par!` gathers the elements of each outer element with [`CollectVec`].
+//!
+//! Floating-point addition and multiplication are not associative: in parallel the elements
+//! are added in a different grouping than in a sequential loop, so float sums and products may
+//! differ from the sequential result in the last bits (the order of the elements is kept).
+
+use std::iter::{Product as IterProduct, Sum as IterSum};
+use std::marker::PhantomData;
+use std::ops::{Add, ControlFlow, Mul};
+
+/// Combines the elements of type `T` of a comprehension into one value.
+pub trait Reducer<T>: Sync {
+    /// What is carried along a part of the iteration space.
+    type Acc: Send;
+    /// The value the comprehension returns.
+    type Result: Send;
+    /// Whether [`push`](Reducer::push) may decide the result early (`par_any!`, `par_all!`),
+    /// so that parallel parts can stop as soon as one of them has.
+    const EARLY_EXIT: bool = false;
+    /// The accumulator of an empty part.
+    fn identity(&self) -> Self::Acc;
+    /// Folds one element in; `Break` when the result is decided and no element can change it.
+    fn push(&self, acc: &mut Self::Acc, item: T) -> ControlFlow<()>;
+    /// The accumulator of a part followed by another.
+    fn combine(&self, left: Self::Acc, right: Self::Acc) -> Self::Acc;
+    /// The result.
+    fn finish(&self, acc: Self::Acc) -> Self::Result;
+}
+
+/// `par_sum!`: `+`, starting from the empty sum (zero).
+pub struct Sum<T>(T);
+
+impl<T: IterSum> Sum<T> {
+    /// A sum of `T`s.
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        Sum(std::iter::empty::<T>().sum())
+    }
+}
+
+impl<T> Reducer<T> for Sum<T>
+where
+    T: Add<Output = T> + Clone + Send + Sync,
+{
+    type Acc = T;
+    type Result = T;
+    fn identity(&self) -> T {
+        self.0.clone()
+    }
+    #[inline]
+    fn push(&self, acc: &mut T, item: T) -> ControlFlow<()> {
+        *acc = std::mem::replace(acc, self.0.clone()) + item;
+        ControlFlow::Continue(())
+    }
+    fn combine(&self, left: T, right: T) -> T {
+        left + right
+    }
+    fn finish(&self, acc: T) -> T {
+        acc
+    }
+}
+
+/// `par_product!`: `*`, starting from the empty product (one).
+pub struct Product<T>(T);
+
+impl<T: IterProduct> Product<T> {
+    /// A product of `T`s.
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        Product(std::iter::empty::<T>().product())
+    }
+}
+
+impl<T> Reducer<T> for Product<T>
+where
+    T: Mul<Output = T> + Clone + Send + Sync,
+{
+    type Acc = T;
+    type Result = T;
+    fn identity(&self) -> T {
+        self.0.clone()
+    }
+    #[inline]
+    fn push(&self, acc: &mut T, item: T) -> ControlFlow<()> {
+        *acc = std::mem::replace(acc, self.0.clone()) * item;
+        ControlFlow::Continue(())
+    }
+    fn combine(&self, left: T, right: T) -> T {
+        left * right
+    }
+    fn finish(&self, acc: T) -> T {
+        acc
+    }
+}
+
+/// `par_min!`: the least element, the first of equals (as [`Iterator::min`]); `None` when there
+/// is no element.
+pub struct Min<T>(PhantomData<fn(T)>);
+
+impl<T> Min<T> {
+    /// The least `T`.
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        Min(PhantomData)
+    }
+}
+
+impl<T: Ord + Send> Reducer<T> for Min<T> {
+    type Acc = Option<T>;
+    type Result = Option<T>;
+    fn identity(&self) -> Option<T> {
+        None
+    }
+    #[inline]
+    fn push(&self, acc: &mut Option<T>, item: T) -> ControlFlow<()> {
+        match acc {
+            Some(least) if *least <= item => {}
+            _ => *acc = Some(item),
+        }
+        ControlFlow::Continue(())
+    }
+    fn combine(&self, left: Option<T>, right: Option<T>) -> Option<T> {
+        match (left, right) {
+            (Some(l), Some(r)) => Some(if r < l { r } else { l }),
+            (l, None) => l,
+            (None, r) => r,
+        }
+    }
+    fn finish(&self, acc: Option<T>) -> Option<T> {
+        acc
+    }
+}
+
+/// `par_max!`: the greatest element, the last of equals (as [`Iterator::max`]); `None` when
+/// there is no element.
+pub struct Max<T>(PhantomData<fn(T)>);
+
+impl<T> Max<T> {
+    /// The greatest `T`.
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        Max(PhantomData)
+    }
+}
+
+impl<T: Ord + Send> Reducer<T> for Max<T> {
+    type Acc = Option<T>;
+    type Result = Option<T>;
+    fn identity(&self) -> Option<T> {
+        None
+    }
+    #[inline]
+    fn push(&self, acc: &mut Option<T>, item: T) -> ControlFlow<()> {
+        match acc {
+            Some(greatest) if *greatest > item => {}
+            _ => *acc = Some(item),
+        }
+        ControlFlow::Continue(())
+    }
+    fn combine(&self, left: Option<T>, right: Option<T>) -> Option<T> {
+        match (left, right) {
+            (Some(l), Some(r)) => Some(if r >= l { r } else { l }),
+            (l, None) => l,
+            (None, r) => r,
+        }
+    }
+    fn finish(&self, acc: Option<T>) -> Option<T> {
+        acc
+    }
+}
+
+/// `par_count!`: the number of elements (the head is evaluated, its value dropped).
+pub struct Count;
+
+impl<T> Reducer<T> for Count {
+    type Acc = usize;
+    type Result = usize;
+    fn identity(&self) -> usize {
+        0
+    }
+    #[inline]
+    fn push(&self, acc: &mut usize, _: T) -> ControlFlow<()> {
+        *acc = acc.checked_add(1).unwrap_or_else(|| count_overflow());
+        ControlFlow::Continue(())
+    }
+    fn combine(&self, left: usize, right: usize) -> usize {
+        left.checked_add(right).unwrap_or_else(|| count_overflow())
+    }
+    fn finish(&self, acc: usize) -> usize {
+        acc
+    }
+}
+
+#[cold]
+fn count_overflow() -> ! {
+    panic!("parcomp: par_count! counted more elements than usize can hold")
+}
+
+/// `par_any!`: whether some element is `true`; stops as soon as one is.
+pub struct Any;
+
+impl Reducer<bool> for Any {
+    type Acc = bool;
+    type Result = bool;
+    const EARLY_EXIT: bool = true;
+    fn identity(&self) -> bool {
+        false
+    }
+    #[inline]
+    fn push(&self, acc: &mut bool, item: bool) -> ControlFlow<()> {
+        if item {
+            *acc = true;
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    }
+    fn combine(&self, left: bool, right: bool) -> bool {
+        left || right
+    }
+    fn finish(&self, acc: bool) -> bool {
+        acc
+    }
+}
+
+/// `par_all!`: whether every element is `true`; stops as soon as one is not.
+pub struct All;
+
+impl Reducer<bool> for All {
+    type Acc = bool;
+    type Result = bool;
+    const EARLY_EXIT: bool = true;
+    fn identity(&self) -> bool {
+        true
+    }
+    #[inline]
+    fn push(&self, acc: &mut bool, item: bool) -> ControlFlow<()> {
+        if item {
+            ControlFlow::Continue(())
+        } else {
+            *acc = false;
+            ControlFlow::Break(())
+        }
+    }
+    fn combine(&self, left: bool, right: bool) -> bool {
+        left && right
+    }
+    fn finish(&self, acc: bool) -> bool {
+        acc
+    }
+}
+
+/// `par_reduce!(op, identity; ...)`: any associative `op` with its neutral element.
+pub struct Fold<T, F> {
+    identity: T,
+    op: F,
+}
+
+impl<T, F> Fold<T, F>
+where
+    F: Fn(T, T) -> T,
+{
+    /// A reduction by `op` starting from `identity`.
+    pub fn new(identity: T, op: F) -> Self {
+        Fold { identity, op }
+    }
+}
+
+impl<T, F> Reducer<T> for Fold<T, F>
+where
+    T: Clone + Send + Sync,
+    F: Fn(T, T) -> T + Sync,
+{
+    type Acc = T;
+    type Result = T;
+    fn identity(&self) -> T {
+        self.identity.clone()
+    }
+    #[inline]
+    fn push(&self, acc: &mut T, item: T) -> ControlFlow<()> {
+        *acc = (self.op)(std::mem::replace(acc, self.identity.clone()), item);
+        ControlFlow::Continue(())
+    }
+    fn combine(&self, left: T, right: T) -> T {
+        (self.op)(left, right)
+    }
+    fn finish(&self, acc: T) -> T {
+        acc
+    }
+}
+
+/// A nested `par!`: the elements of each outer element, as a `Vec`, in order.
+pub struct CollectVec;
+
+impl<T: Send> Reducer<T> for CollectVec {
+    type Acc = Vec<T>;
+    type Result = Vec<T>;
+    fn identity(&self) -> Vec<T> {
+        Vec::new()
+    }
+    #[inline]
+    fn push(&self, acc: &mut Vec<T>, item: T) -> ControlFlow<()> {
+        acc.push(item);
+        ControlFlow::Continue(())
+    }
+    fn combine(&self, mut left: Vec<T>, mut right: Vec<T>) -> Vec<T> {
+        if left.is_empty() {
+            return right;
+        }
+        left.append(&mut right);
+        left
+    }
+    fn finish(&self, acc: Vec<T>) -> Vec<T> {
+        acc
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fold<T: Clone, R: Reducer<T>>(r: &R, items: &[T]) -> R::Result {
+        let mut acc = r.identity();
+        for item in items {
+            if r.push(&mut acc, item.clone()).is_break() {
+                break;
+            }
+        }
+        r.finish(acc)
+    }
+
+    #[test]
+    fn reducers_agree_with_iterators() {
+        let xs = [3i64, -1, 4, 1, -5, 9];
+        assert_eq!(fold(&Sum::new(), &xs), xs.iter().sum::<i64>());
+        assert_eq!(fold(&Product::new(), &xs), xs.iter().product::<i64>());
+        assert_eq!(fold(&Min::new(), &xs), xs.iter().copied().min());
+        assert_eq!(fold(&Max::new(), &xs), xs.iter().copied().max());
+        assert_eq!(fold(&Min::<i64>::new(), &[]), None);
+        assert_eq!(fold(&Count, &xs), 6);
+        assert!(fold(&Any, &[false, true]));
+        assert!(!fold(&All, &[true, false]));
+        assert!(fold(&All, &[]));
+        assert_eq!(fold(&Fold::new(0, |a: i64, b| a.max(b)), &xs), 9);
+        assert_eq!(fold(&CollectVec, &xs), xs.to_vec());
+        assert_eq!(fold(&Sum::<f64>::new(), &[]), 0.0);
+        assert_eq!(fold(&Product::<u8>::new(), &[]), 1);
+    }
+
+    #[test]
+    fn min_and_max_keep_the_first_and_last_of_equals() {
+        // Ordered by the first field only.
+        #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+        struct Key(u8, #[allow(dead_code)] u8);
+        impl Key {
+            fn tag(&self) -> u8 {
+                self.1
+            }
+        }
+        let items = [Key(1, 0), Key(0, 1), Key(0, 2), Key(1, 3)];
+        let by_first = |k: &Key| k.0;
+        let _ = by_first;
+        // Derived Ord compares both fields, so make the ties explicit with equal keys.
+        let ties = [Key(0, 0), Key(0, 0)];
+        assert_eq!(fold(&Min::new(), &ties).map(|k| k.tag()), Some(0));
+        assert_eq!(fold(&Min::new(), &items).map(|k| k.tag()), Some(1));
+        assert_eq!(fold(&Max::new(), &items).map(|k| k.tag()), Some(3));
+        let (l, r) = (Some(Key(2, 7)), Some(Key(2, 7)));
+        assert_eq!(Max::new().combine(l.clone(), r.clone()), r);
+        assert_eq!(Min::new().combine(l.clone(), r), l);
+    }
+}

@@ -1,0 +1,242 @@
+//! Comprehensions nested in the head of another: found, checked, and analysed as inner plans.
+//!
+//! In `par![par_sum![v * x[c] | (c, v) <- m.row(i)] | i <- 0..m.len()]` the inner
+//! comprehension is replaced in the head by the name of its result, and analysed with the
+//! outer variables in scope: its generators extend the outer context. The runtime then reduces
+//! all inner comprehensions in one segmented run. Only comprehensions evaluated exactly once
+//! per outer element can be flattened this way: not one inside a closure or a loop of the
+//! head, not one that uses a variable bound inside the head, and not one nested two levels
+//! deep.
+
+use super::scope::Scope;
+use super::Analyzer;
+use crate::error::error_spanned;
+use crate::plan::{Nested, Plan, Prelude, Terminal};
+use crate::syntax::{self, reduce_arguments};
+use crate::text::text;
+use proc_macro2::{Span, TokenStream, TokenTree};
+use std::collections::HashSet;
+use syn::visit::Visit;
+use syn::visit_mut::{self, VisitMut};
+use syn::{Expr, Ident};
+
+/// The macros of the `par!` family, by the last segment of their path.
+const FAMILY: &[&str] = &[
+    "par",
+    "par_sum",
+    "par_product",
+    "par_min",
+    "par_max",
+    "par_count",
+    "par_any",
+    "par_all",
+    "par_reduce",
+];
+
+impl Analyzer<'_> {
+    /// Replaces the comprehensions nested in `head` by the names of their results, adding their
+    /// plans to `plan.nested`. `top` is false inside a nested comprehension, where a further
+    /// nesting cannot be flattened.
+    pub(super) fn nested_in_head(
+        &mut self,
+        mut head: Expr,
+        scope: &Scope,
+        plan: &mut Plan,
+        prelude: &mut Vec<Prelude>,
+        top: bool,
+    ) -> Expr {
+        let locals = head_locals(&head);
+        let mut finder = Finder { found: Vec::new(), loops: 0 };
+        finder.visit_expr_mut(&mut head);
+        for found in finder.found {
+            let macro_text = format!("{}![{}]", found.name, text(&found.mac.tokens));
+            if !top {
+                self.errors.push(error_spanned(
+                    &found.mac,
+                    format!(
+                        "cannot flatten `{macro_text}`: it is nested two levels deep, and only \
+                         the comprehensions in the head of the outermost one are flattened"
+                    ),
+                    "compute the innermost level in a comprehension of its own first (e.g. into \
+                     a `Vec` indexed by the outer variables), or flatten two levels into one \
+                     comprehension with more generators",
+                ));
+                continue;
+            }
+            if found.in_loop {
+                self.errors.push(error_spanned(
+                    &found.mac,
+                    format!(
+                        "cannot flatten `{macro_text}`: it stands inside a closure or a loop of \
+                         the head, so it may run any number of times per element"
+                    ),
+                    "move it out of the closure or loop, so that it is computed once per \
+                     element; nested comprehensions are flattened only where they run once",
+                ));
+                continue;
+            }
+            if let Some(local) = mentions(&found.mac.tokens, &locals) {
+                self.errors.push(error_spanned(
+                    &found.mac,
+                    format!(
+                        "cannot flatten `{macro_text}`: it uses `{local}`, which is bound inside \
+                         the head"
+                    ),
+                    "a nested comprehension is computed for every element before the head runs, \
+                     so it can use the comprehension's variables but not the head's own; use a \
+                     `let` qualifier for the value instead",
+                ));
+                continue;
+            }
+            if let Some(inner) = self.inner(&found, scope, plan, prelude) {
+                plan.nested.push(Nested { name: found.ident, plan: inner });
+            }
+        }
+        head
+    }
+
+    /// Analyses a nested comprehension with the enclosing context in scope.
+    fn inner(
+        &mut self,
+        found: &Found,
+        scope: &Scope,
+        outer: &Plan,
+        prelude: &mut Vec<Prelude>,
+    ) -> Option<Plan> {
+        let (terminal, tokens) = if found.name == "par_reduce" {
+            match reduce_arguments(found.mac.tokens.clone()) {
+                Ok((op, identity, rest)) => {
+                    (Terminal::Reduce { op: Box::new(op), identity: Box::new(identity) }, rest)
+                }
+                Err(e) => {
+                    self.errors.push(e);
+                    return None;
+                }
+            }
+        } else {
+            (Terminal::named(&found.name)?, found.mac.tokens.clone())
+        };
+        let inner_text = text(&tokens);
+        let comprehension = syntax::parse(tokens, self.errors)?;
+        if comprehension.branches.len() > 1 {
+            self.errors.push(error_spanned(
+                &found.mac,
+                "parallel branches (`| ... | ...`) are not supported in a nested comprehension",
+                "zip the collections in the outer comprehension, or compute the zipped branches \
+                 before it",
+            ));
+            return None;
+        }
+        let branch = comprehension.branches.into_iter().next()?;
+        let mut inner = Plan::new(terminal, inner_text, comprehension.head);
+        inner.slots = outer.slots.clone();
+        inner.inherited = outer.slots.len();
+        let mut inner_scope = scope.clone();
+        self.qualifiers(branch.qualifiers, branch.bar, &mut inner_scope, &mut inner, prelude)?;
+        self.finish(&mut inner, &mut inner_scope, prelude, false);
+        Some(inner)
+    }
+}
+
+/// A nested comprehension found in a head.
+struct Found {
+    /// The name its result gets.
+    ident: Ident,
+    /// The macro's name (`par_sum`, ...).
+    name: String,
+    /// The invocation.
+    mac: syn::Macro,
+    /// Whether it stands inside a closure or a loop of the head.
+    in_loop: bool,
+}
+
+/// Finds the comprehensions in a head and replaces them by the names of their results.
+struct Finder {
+    found: Vec<Found>,
+    loops: usize,
+}
+
+impl Finder {
+    fn within(&mut self, f: impl FnOnce(&mut Self)) {
+        self.loops += 1;
+        f(self);
+        self.loops -= 1;
+    }
+}
+
+impl VisitMut for Finder {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Expr::Macro(m) = expr {
+            if let Some(name) = family_name(&m.mac.path) {
+                let ident = Ident::new(
+                    &format!("__parcomp_nested_{}", self.found.len()),
+                    Span::mixed_site(),
+                );
+                self.found.push(Found {
+                    ident: ident.clone(),
+                    name,
+                    mac: m.mac.clone(),
+                    in_loop: self.loops > 0,
+                });
+                *expr = syn::parse_quote!(#ident);
+                return;
+            }
+        }
+        visit_mut::visit_expr_mut(self, expr);
+    }
+
+    fn visit_expr_closure_mut(&mut self, e: &mut syn::ExprClosure) {
+        self.within(|v| visit_mut::visit_expr_closure_mut(v, e));
+    }
+
+    fn visit_expr_for_loop_mut(&mut self, e: &mut syn::ExprForLoop) {
+        // The iterated expression runs once; the body any number of times.
+        self.visit_expr_mut(&mut e.expr);
+        self.within(|v| v.visit_block_mut(&mut e.body));
+    }
+
+    fn visit_expr_while_mut(&mut self, e: &mut syn::ExprWhile) {
+        self.within(|v| visit_mut::visit_expr_while_mut(v, e));
+    }
+
+    fn visit_expr_loop_mut(&mut self, e: &mut syn::ExprLoop) {
+        self.within(|v| visit_mut::visit_expr_loop_mut(v, e));
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// `Some(name)` if `path` names a macro of the `par!` family (`par_sum`, `parcomp::par_sum`).
+fn family_name(path: &syn::Path) -> Option<String> {
+    let last = path.segments.last()?.ident.to_string();
+    let prefix_ok = match path.segments.len() {
+        1 => true,
+        2 => path.segments[0].ident == "parcomp",
+        _ => false,
+    };
+    (prefix_ok && FAMILY.contains(&last.as_str())).then_some(last)
+}
+
+/// The names bound inside a head: closure parameters, `let`s, `match` arms, loop variables.
+fn head_locals(head: &Expr) -> HashSet<String> {
+    struct Locals(HashSet<String>);
+    impl<'ast> Visit<'ast> for Locals {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.0.insert(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+        fn visit_macro(&mut self, _: &'ast syn::Macro) {}
+    }
+    let mut locals = Locals(HashSet::new());
+    locals.visit_expr(head);
+    locals.0
+}
+
+/// The first of `names` that appears in `tokens`, if any.
+fn mentions(tokens: &TokenStream, names: &HashSet<String>) -> Option<String> {
+    tokens.clone().into_iter().find_map(|token| match token {
+        TokenTree::Ident(ident) if names.contains(&ident.to_string()) => Some(ident.to_string()),
+        TokenTree::Group(group) => mentions(&group.stream(), names),
+        _ => None,
+    })
+}

@@ -1,0 +1,147 @@
+//! Parallel branches: `par![e | x <- xs | y <- ys]` zips the branches element by element,
+//! truncating to the shortest (as `Iterator::zip`).
+//!
+//! This is the paper's `[[p | q]]`: each branch is translated on its own and the results are
+//! zipped. A branch that is a single generator is read in place; a branch with several
+//! qualifiers (`x <- xs, x > 0, let y = x * x`) is computed first, as a comprehension of its
+//! own yielding its variables, and its result is read by index. Branches cannot see each
+//! other's variables; the head sees them all.
+
+use super::scope::Scope;
+use super::Analyzer;
+use crate::error::error;
+use crate::plan::{Plan, Prelude, Step, StepKind, Terminal, ZipBranch};
+use crate::syntax::{bound_names, Branch, Qualifier};
+use crate::text::text;
+use proc_macro2::Span;
+use std::collections::HashSet;
+use syn::{parse_quote, Ident, Pat};
+
+impl Analyzer<'_> {
+    /// Analyses parallel branches into the root step of `plan`.
+    pub(super) fn zip(
+        &mut self,
+        branches: Vec<Branch>,
+        scope: &mut Scope,
+        plan: &mut Plan,
+        prelude: &mut Vec<Prelude>,
+    ) -> Option<()> {
+        let names: Vec<HashSet<String>> = branches
+            .iter()
+            .map(|b| {
+                b.qualifiers
+                    .iter()
+                    .filter_map(Qualifier::pattern)
+                    .flat_map(bound_names)
+                    .map(|i| i.to_string())
+                    .collect()
+            })
+            .collect();
+        for (k, branch) in branches.iter().enumerate() {
+            let mut twice: Vec<&String> =
+                names[..k].iter().flat_map(|earlier| earlier.intersection(&names[k])).collect();
+            twice.sort();
+            twice.dedup();
+            for name in twice {
+                self.errors.push(error(
+                    branch.bar,
+                    format!("`{name}` is bound in two parallel branches"),
+                    "the branches are zipped into one element, so each variable can be bound in \
+                     only one of them; rename one",
+                ));
+            }
+        }
+        let mut parts = Vec::new();
+        let mut patterns: Vec<Pat> = Vec::new();
+        let mut texts = Vec::new();
+        let mut ok = true;
+        for (k, branch) in branches.into_iter().enumerate() {
+            let foreign: HashSet<String> = names
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != k)
+                .flat_map(|(_, n)| n.iter().cloned())
+                .collect();
+            let mut branch_scope = Scope::branch(foreign);
+            let single = branch.qualifiers.len() == 1
+                && matches!(branch.qualifiers[0], Qualifier::Generator(_));
+            if single {
+                let Some(Qualifier::Generator(generator)) = branch.qualifiers.into_iter().next()
+                else {
+                    unreachable!("checked to be one generator");
+                };
+                let qualifier_text =
+                    format!("{} <- {}", text(&generator.pat), text(&generator.expr));
+                let uses = branch_scope.uses(&generator.expr, self.errors);
+                match self.generator(
+                    &generator.expr,
+                    &qualifier_text,
+                    &uses,
+                    true,
+                    &branch_scope,
+                    prelude,
+                ) {
+                    StepKind::Root(form) => parts.push(ZipBranch::Generator(Box::new(form))),
+                    _ => ok = false,
+                }
+                texts.push(qualifier_text);
+                patterns.push(generator.pat);
+                continue;
+            }
+            // The branch's `let`s before its first generator, and its hoisted collections, go
+            // to the enclosing prelude: evaluated once, and visible to the head.
+            let mut computed = Plan::new(Terminal::Collect, String::new(), parse_quote!(()));
+            if self
+                .qualifiers(
+                    branch.qualifiers,
+                    branch.bar,
+                    &mut branch_scope,
+                    &mut computed,
+                    prelude,
+                )
+                .is_none()
+            {
+                ok = false;
+                continue;
+            }
+            // The branch yields its variables (the last binding of each name).
+            let mut yielded: Vec<Ident> = Vec::new();
+            for name in computed.slots.iter().flat_map(bound_names) {
+                yielded.retain(|n| *n != name);
+                yielded.push(name);
+            }
+            let texts_of_steps: Vec<&str> =
+                computed.steps.iter().map(|s| s.text.as_str()).collect();
+            computed.text = format!("({}) | {}", join(&yielded), texts_of_steps.join(", "));
+            texts.push(texts_of_steps.join(", "));
+            computed.head = parse_quote!((#(#yielded,)*));
+            computed.head_uses = yielded.iter().map(Ident::to_string).collect();
+            patterns.push(parse_quote!((#(#yielded,)*)));
+            let name =
+                Ident::new(&format!("__parcomp_branch_{}", self.branches), Span::mixed_site());
+            self.branches += 1;
+            prelude.push(Prelude::Branch { name: name.clone(), plan: Box::new(computed) });
+            parts.push(ZipBranch::Computed(name));
+        }
+        if !ok {
+            return None;
+        }
+        let mut patterns = patterns.into_iter();
+        let first = patterns.next()?;
+        let pattern: Pat = patterns.fold(first, |zipped, next| parse_quote!((#zipped, #next)));
+        plan.steps.push(Step {
+            kind: StepKind::Zip(parts),
+            text: texts.join(" | "),
+            context: 0,
+            uses: Vec::new(),
+        });
+        scope.declare(&pattern);
+        scope.bind(&pattern);
+        plan.slots.push(pattern);
+        Some(())
+    }
+}
+
+fn join(names: &[Ident]) -> String {
+    names.iter().map(Ident::to_string).collect::<Vec<_>>().join(", ")
+}
