@@ -83,6 +83,11 @@ pub use comprehension_runtime::with_eager_splitting;
 // Lets the macros' `::parcomp::...` paths resolve inside this crate's own doc tests.
 extern crate self as parcomp;
 
+/// The README's examples run as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 /// What the code emitted by the macros calls. Not a public API.
 #[doc(hidden)]
 pub mod __rt {
