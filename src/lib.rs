@@ -50,6 +50,70 @@
 //! assert_eq!(products, [3, 2, 66, 3]);
 //! ```
 //!
+//! ## Reductions
+//!
+//! `par_sum!`, `par_product!`, `par_min!`, `par_max!` (`Option`: `None` when there is no
+//! element), `par_count!`, `par_any!`, `par_all!` (both stop as soon as the answer is known) and
+//! `par_reduce!(op, identity; ...)` reduce the elements without building the `Vec`, in
+//! parallel. `op` must be associative (not necessarily commutative: the order of the elements is
+//! kept) with `identity` as its neutral element. Integer results equal the sequential ones;
+//! floating-point sums and products are added in a different grouping in parallel and may differ
+//! in the last bits.
+//!
+//! ```
+//! use parcomp::{par_count, par_max, par_reduce, par_sum};
+//!
+//! fn gcd(a: u32, b: u32) -> u32 { if b == 0 { a } else { gcd(b, a % b) } }
+//!
+//! // Euclid: the Pythagorean triples with c <= 10,000, counted from the primitive ones.
+//! let triples = par_sum![10_000 / (m * m + n * n) | m <- 1u32..100, n <- 1..m, (m - n) % 2 == 1, gcd(m, n) == 1];
+//! assert_eq!(triples, 12_471);
+//! assert_eq!(par_count![x | x <- 1..1000, 1000 % x == 0], 15);
+//! assert_eq!(par_max![x * (20 - x) | x <- 0..20], Some(100));
+//! assert_eq!(par_reduce!(|a: u64, b| a * b, 1; x | x <- 1..=10u64), 3_628_800);
+//! ```
+//!
+//! ## Nested comprehensions
+//!
+//! A comprehension in the head of another whose generators use the outer variables is
+//! flattened: all inner iteration spaces run as one segmented operation balanced across threads
+//! (not one parallel run per outer element), and each outer element gets its result — the
+//! identity of the reduction when its inner space is empty. Sparse matrix × vector:
+//!
+//! ```
+//! use parcomp::{par, par_sum, Jagged};
+//!
+//! let m = Jagged::from(vec![vec![(0, 1), (1, 2), (3, 11)], vec![], vec![(1, 3), (2, 4)]]);
+//! let x = [3, 1, 2, 6];
+//! let y = par![par_sum![v * x[c] | (c, v) <- m.row(i)] | i <- 0..m.len()];
+//! assert_eq!(y, [71, 0, 11]);
+//! ```
+//!
+//! A nested `par!` gives a `Vec<Vec<T>>` (`Jagged::from` turns it into the flat form):
+//!
+//! ```
+//! use parcomp::par;
+//! let divisors = par![par![d | d <- 1..=n, n % d == 0] | n <- 1..7];
+//! assert_eq!(divisors[5], [1, 2, 3, 6]);
+//! ```
+//!
+//! One level of nesting is flattened. A comprehension nested inside a closure or loop of the
+//! head, one that uses a variable bound inside the head, or one nested two levels deep is a
+//! compile error saying so.
+//!
+//! ## Parallel branches
+//!
+//! `par![e | q1 | q2]` zips the branches element by element, truncating to the shortest, like
+//! `Iterator::zip`. A branch may have several qualifiers; it cannot use another branch's
+//! variables.
+//!
+//! ```
+//! use parcomp::par;
+//! let names = ["ada", "alan", "grace"];
+//! let ranked = par![(rank, name) | rank <- 1..10 | name <- names, name.len() > 3];
+//! assert_eq!(ranked, [(1, "alan"), (2, "grace")]);
+//! ```
+//!
 //! ## Seeing the plan
 //!
 //! [`par_explain!`] returns what a comprehension became, without running it:

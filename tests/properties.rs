@@ -2,9 +2,16 @@
 
 mod support;
 
-use parcomp::{par, Jagged};
+use parcomp::{
+    par, par_all, par_any, par_count, par_max, par_min, par_product, par_reduce, par_sum, Jagged,
+};
 use proptest::prelude::*;
 use support::on_every_backend;
+
+/// Concatenation of polynomial hashes `(hash, base^length)`: associative, not commutative.
+fn hash_concat((h1, p1): (u64, u64), (h2, p2): (u64, u64)) -> (u64, u64) {
+    (h1.wrapping_mul(p2).wrapping_add(h2), p1.wrapping_mul(p2))
+}
 
 /// Rows with many empty ones and, sometimes, one huge row.
 fn rows() -> impl Strategy<Value = Vec<Vec<i32>>> {
@@ -115,6 +122,131 @@ proptest! {
                 }
             }
         }
+        prop_assert_eq!(got, want);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+    #[test]
+    fn nested_reductions_over_jagged_rows(rows in rows(), threshold in -60i32..60) {
+        let m = Jagged::from(rows.clone());
+        let wide = |v: i32| i64::from(v);
+
+        let got = on_every_backend(|| par![par_sum![wide(v) | v <- m.row(i)] | i <- 0..m.len()]);
+        let want: Vec<i64> = rows.iter().map(|r| r.iter().map(|&v| wide(v)).sum()).collect();
+        prop_assert_eq!(got, want);
+
+        let got = on_every_backend(|| par![(par_min![v | v <- row], par_max![v | v <- row]) | row <- &m]);
+        let want: Vec<(Option<i32>, Option<i32>)> =
+            rows.iter().map(|r| (r.iter().copied().min(), r.iter().copied().max())).collect();
+        prop_assert_eq!(got, want);
+
+        let got = on_every_backend(|| {
+            par![par_count![() | v <- m.row(i), v > threshold] | i <- 0..m.len(), i % 2 == 0]
+        });
+        let want: Vec<usize> = rows
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % 2 == 0)
+            .map(|(_, r)| r.iter().filter(|&&v| v > threshold).count())
+            .collect();
+        prop_assert_eq!(got, want);
+
+        let got = on_every_backend(|| {
+            par![(par_any![v == threshold | v <- row], par_all![v < threshold | v <- row]) | row <- &m]
+        });
+        let want: Vec<(bool, bool)> = rows
+            .iter()
+            .map(|r| (r.contains(&threshold), r.iter().all(|&v| v < threshold)))
+            .collect();
+        prop_assert_eq!(got, want);
+
+        // An associative, non-commutative operator keeps the order: a polynomial hash of the
+        // inner elements, carried as (hash, 31^length).
+        let got = on_every_backend(|| {
+            par![par_reduce!(hash_concat, (0, 1); ((v + 100) as u64, 31) | v <- m.row(i))
+                 | i <- 0..m.len()]
+        });
+        let want: Vec<(u64, u64)> = rows
+            .iter()
+            .map(|r| r.iter().fold((0, 1), |acc, &v| hash_concat(acc, ((v + 100) as u64, 31))))
+            .collect();
+        prop_assert_eq!(got, want);
+
+        // A nested comprehension with two generators and a filter inside.
+        let got = on_every_backend(|| {
+            par![par_sum![wide(v) * k | v <- m.row(i), k <- 0..wide(v).rem_euclid(3), v != threshold]
+                 | i <- 0..m.len()]
+        });
+        let want: Vec<i64> = rows
+            .iter()
+            .map(|r| {
+                let mut s = 0;
+                for &v in r {
+                    for k in 0..wide(v).rem_euclid(3) {
+                        if v != threshold {
+                            s += wide(v) * k;
+                        }
+                    }
+                }
+                s
+            })
+            .collect();
+        prop_assert_eq!(got, want);
+
+        // Nested collect.
+        let got = on_every_backend(|| par![par![v * 2 | v <- row, v % 2 == 0] | row <- &m]);
+        let want: Vec<Vec<i32>> =
+            rows.iter().map(|r| r.iter().filter(|&&v| v % 2 == 0).map(|v| v * 2).collect()).collect();
+        prop_assert_eq!(got, want);
+    }
+
+    #[test]
+    fn top_level_reductions(rows in rows(), k in 1i64..7) {
+        let m = Jagged::from(rows.clone());
+        let flat: Vec<i64> = rows.iter().flatten().map(|&v| i64::from(v)).collect();
+        prop_assert_eq!(
+            on_every_backend(|| par_sum![i64::from(v) * k | row <- &m, v <- row]),
+            flat.iter().map(|v| v * k).sum::<i64>()
+        );
+        prop_assert_eq!(
+            on_every_backend(|| par_count![v | row <- &m, v <- row, i64::from(v) % k == 0]),
+            flat.iter().filter(|&&v| v % k == 0).count()
+        );
+        prop_assert_eq!(
+            on_every_backend(|| par_min![(v, i) | i <- 0..m.len(), v <- m.row(i)]),
+            rows.iter().enumerate().flat_map(|(i, r)| r.iter().map(move |&v| (v, i))).min()
+        );
+        prop_assert_eq!(
+            on_every_backend(|| par_product![if v % 5 == 0 { -1i64 } else { 1 } | row <- &m, v <- row]),
+            flat.iter().map(|&v| if v % 5 == 0 { -1i64 } else { 1 }).product::<i64>()
+        );
+        prop_assert_eq!(
+            on_every_backend(|| par_any![i64::from(v) == k * 7 | row <- &m, v <- row]),
+            flat.contains(&(k * 7))
+        );
+    }
+
+    #[test]
+    fn parallel_branches_zip_to_the_shortest(
+        xs in prop::collection::vec(-50i32..50, 0..40),
+        ys in prop::collection::vec(0u8..10, 0..40),
+        limit in -50i32..50,
+    ) {
+        let got = on_every_backend(|| par![(x, y) | x <- &xs | y <- &ys]);
+        let want: Vec<(i32, u8)> = xs.iter().copied().zip(ys.iter().copied()).collect();
+        prop_assert_eq!(got, want);
+
+        // Branches with several qualifiers are zipped after their own filters and lets.
+        let got = on_every_backend(|| {
+            par![(x, sq, y, j) | x <- &xs, x > limit, let sq = x * x | y <- &ys, j <- 0..y]
+        });
+        let left: Vec<(i32, i32)> = xs.iter().filter(|&&x| x > limit).map(|&x| (x, x * x)).collect();
+        let right: Vec<(u8, u8)> = ys.iter().flat_map(|&y| (0..y).map(move |j| (y, j))).collect();
+        let want: Vec<(i32, i32, u8, u8)> =
+            left.into_iter().zip(right).map(|((x, sq), (y, j))| (x, sq, y, j)).collect();
         prop_assert_eq!(got, want);
     }
 }

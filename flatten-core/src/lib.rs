@@ -50,9 +50,19 @@ pub fn compile(input: TokenStream, terminal: Terminal) -> Result<Plan, syn::Erro
 /// Expands the macro `name` of the `par!` family (`par`, `par_sum`, `par_product`, `par_min`,
 /// `par_max`, `par_count`, `par_any`, `par_all`, `par_reduce`) into runtime calls.
 pub fn expand(name: &str, input: TokenStream) -> TokenStream {
+    if is_use_marker(&input) {
+        // Emitted by an enclosing comprehension that flattened this one (see `emit`).
+        return TokenStream::new();
+    }
+    let markers = analysis::nested_macro_mentions(&input);
     match plan_of(name, input) {
         Ok(plan) => emit::emit(&plan, &runtime_path()),
-        Err(errors) => error::to_compile_errors(errors),
+        Err(errors) => {
+            // With the errors, still mention the nested macros, so that their imports do not
+            // draw an extra "unused import" warning.
+            let errors = error::to_compile_errors(errors);
+            quote! { { #markers #errors } }
+        }
     }
 }
 
@@ -66,6 +76,14 @@ pub fn par_explain(input: TokenStream) -> TokenStream {
         }
         Err(errors) => error::to_compile_errors(errors),
     }
+}
+
+/// Whether `input` is `@used`: the mention of a macro whose comprehension an enclosing one
+/// flattened.
+fn is_use_marker(input: &TokenStream) -> bool {
+    let tokens: Vec<proc_macro2::TokenTree> = input.clone().into_iter().collect();
+    matches!(tokens.as_slice(), [proc_macro2::TokenTree::Punct(at), proc_macro2::TokenTree::Ident(used)]
+        if at.as_char() == '@' && used == "used")
 }
 
 /// The plan of the macro `name` of the family on `input`.

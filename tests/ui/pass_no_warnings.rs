@@ -2,7 +2,7 @@
 // parentheses, unused results...) and give the expected values.
 #![deny(warnings)]
 
-use parcomp::{par, Jagged};
+use parcomp::{par, par_max, par_reduce, par_sum, Jagged};
 
 fn main() {
     let n = 20;
@@ -29,4 +29,16 @@ fn main() {
 
     let flags = par![(b | 1) == 1 | b <- 0u8..4, (b & 1) == 0];
     assert_eq!(flags, [true, false]);
+
+    // Reductions, and nested ones: the macros a nested comprehension uses count as used.
+    let sums = par![par_sum![value * v[col] | (col, value) <- m.row(i)] | i <- 0..m.len()];
+    assert_eq!(sums, [71, 0, 3]);
+    let largest = par_max![x * x | x <- 0..5];
+    assert_eq!(largest, Some(16));
+    let product = par_reduce!(|a: u64, b| a * b, 1; x | x <- 1..6u64);
+    assert_eq!(product, 120);
+
+    // Parallel branches.
+    let zipped = par![(a, b) | a <- 0..3 | b <- ['x', 'y']];
+    assert_eq!(zipped, [(0, 'x'), (1, 'y')]);
 }

@@ -29,6 +29,11 @@ use std::sync::atomic::AtomicBool;
 /// Work below which an already materialised list is processed on the calling thread.
 const OWNED_SEQUENTIAL: usize = 1024;
 
+/// Whether a materialised list of `len` items is worth processing in parallel.
+fn owned_parallel(site: &'static Site, len: usize) -> bool {
+    schedule(site).is_some_and(|s| s.eager || len >= OWNED_SEQUENTIAL)
+}
+
 /// The parallel schedule for a run started on this thread, if the backend is rayon and there is
 /// more than one thread to divide among.
 fn schedule(site: &'static Site) -> Option<Schedule> {
@@ -75,7 +80,7 @@ where
     T: Send,
     B: Body<T>,
 {
-    if schedule(site).is_none() || items.len() < OWNED_SEQUENTIAL {
+    if !owned_parallel(site, items.len()) {
         let mut out = Vec::new();
         if B::DEPTH == 0 && !B::FILTERS {
             output::reserve(&mut out, items.len(), site);
@@ -121,7 +126,7 @@ where
     B: Body<T>,
     R: Reducer<B::Out>,
 {
-    if schedule(site).is_none() || items.len() < OWNED_SEQUENTIAL {
+    if !owned_parallel(site, items.len()) {
         let mut folder = ReduceFolder::new(reducer, None);
         for item in items {
             if body.feed(item, &mut folder).is_break() {

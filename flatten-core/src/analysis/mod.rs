@@ -18,8 +18,9 @@ use crate::error::{error, error_spanned, Errors};
 use crate::plan::{Plan, Prelude, Step, StepKind, Terminal};
 use crate::syntax::{Comprehension, Qualifier};
 use crate::text::text;
+pub(crate) use nested::nested_macro_mentions;
 use scope::Scope;
-use syn::{Expr, Ident, Pat};
+use syn::{Expr, Ident};
 
 /// The forms a generator that depends on earlier variables may take, for error messages.
 const FLATTENABLE_FORMS: &str = "a generator that uses earlier variables must have a size \
@@ -35,7 +36,7 @@ pub fn analyze(
     text_of_input: String,
     errors: &mut Errors,
 ) -> Option<Plan> {
-    let mut analyzer = Analyzer { errors, hoisted: 0, branches: 0 };
+    let mut analyzer = Analyzer { errors, hoisted: 0, branches: 0, nesting: None };
     analyzer.top_level(comprehension, terminal, text_of_input)
 }
 
@@ -46,6 +47,8 @@ pub(crate) struct Analyzer<'e> {
     hoisted: usize,
     /// Parallel branches computed so far (likewise).
     branches: usize,
+    /// While analysing a nested comprehension: its text, for messages.
+    nesting: Option<String>,
 }
 
 impl Analyzer<'_> {
@@ -83,13 +86,7 @@ impl Analyzer<'_> {
         for nested in &plan.nested {
             let name = nested.name.clone();
             scope.bind_name(&name);
-            plan.slots.push(Pat::Ident(syn::PatIdent {
-                attrs: Vec::new(),
-                by_ref: None,
-                mutability: None,
-                ident: name,
-                subpat: None,
-            }));
+            plan.slots.push(nested::ident_pattern(&name));
         }
         let head = plan.head.clone();
         plan.head_uses = scope.uses(&head, self.errors);
@@ -219,9 +216,16 @@ impl Analyzer<'_> {
             let message = if uses.is_empty() {
                 format!("cannot read the generator `{qualifier_text}` by index")
             } else {
+                let generator = match &self.nesting {
+                    Some(nested) => format!(
+                        "the nested comprehension `{nested}`: its generator `{qualifier_text}`"
+                    ),
+                    None => format!("the generator `{qualifier_text}`"),
+                };
+                let verb = if self.nesting.is_some() { "" } else { ": it" };
                 format!(
-                    "cannot flatten the generator `{qualifier_text}`: it depends on {}, and its \
-                     size cannot be computed without building it",
+                    "cannot flatten {generator}{verb} depends on {}, and its size cannot be \
+                     computed without building it",
                     quoted(uses)
                 )
             };

@@ -88,8 +88,13 @@ impl Analyzer<'_> {
                 ));
                 continue;
             }
-            if let Some(inner) = self.inner(&found, scope, plan, prelude) {
-                plan.nested.push(Nested { name: found.ident, plan: inner });
+            // The inner comprehension sees the context as it reaches it: the enclosing
+            // comprehension's slots and the results of the nested comprehensions before it.
+            let mut context = plan.slots.clone();
+            context.extend(plan.nested.iter().map(|n| ident_pattern(&n.name)));
+            if let Some(inner) = self.inner(&found, scope, context, prelude) {
+                let path = found.mac.path.clone();
+                plan.nested.push(Nested { name: found.ident, path, plan: inner });
             }
         }
         head
@@ -100,7 +105,7 @@ impl Analyzer<'_> {
         &mut self,
         found: &Found,
         scope: &Scope,
-        outer: &Plan,
+        context: Vec<syn::Pat>,
         prelude: &mut Vec<Prelude>,
     ) -> Option<Plan> {
         let (terminal, tokens) = if found.name == "par_reduce" {
@@ -128,14 +133,31 @@ impl Analyzer<'_> {
             return None;
         }
         let branch = comprehension.branches.into_iter().next()?;
+        let macro_text = format!("{}![{}]", found.name, text(&found.mac.tokens));
         let mut inner = Plan::new(terminal, inner_text, comprehension.head);
-        inner.slots = outer.slots.clone();
-        inner.inherited = outer.slots.len();
+        inner.inherited = context.len();
+        inner.slots = context;
         let mut inner_scope = scope.clone();
-        self.qualifiers(branch.qualifiers, branch.bar, &mut inner_scope, &mut inner, prelude)?;
-        self.finish(&mut inner, &mut inner_scope, prelude, false);
-        Some(inner)
+        let enclosing = self.nesting.replace(macro_text);
+        let analysed =
+            self.qualifiers(branch.qualifiers, branch.bar, &mut inner_scope, &mut inner, prelude);
+        if analysed.is_some() {
+            self.finish(&mut inner, &mut inner_scope, prelude, false);
+        }
+        self.nesting = enclosing;
+        analysed.map(|()| inner)
     }
+}
+
+/// The pattern binding `name`.
+pub(super) fn ident_pattern(name: &Ident) -> syn::Pat {
+    syn::Pat::Ident(syn::PatIdent {
+        attrs: Vec::new(),
+        by_ref: None,
+        mutability: None,
+        ident: name.clone(),
+        subpat: None,
+    })
 }
 
 /// A nested comprehension found in a head.
@@ -239,4 +261,26 @@ fn mentions(tokens: &TokenStream, names: &HashSet<String>) -> Option<String> {
         TokenTree::Group(group) => mentions(&group.stream(), names),
         _ => None,
     })
+}
+
+/// `name![@used];` for every macro of the family named by a single identifier anywhere in
+/// `tokens` (see `lib.rs`: mentioned even when the comprehension has errors).
+pub(crate) fn nested_macro_mentions(tokens: &TokenStream) -> TokenStream {
+    let mut out = TokenStream::new();
+    let tokens: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    for (i, token) in tokens.iter().enumerate() {
+        match token {
+            TokenTree::Ident(ident) if FAMILY.contains(&ident.to_string().as_str()) => {
+                let bang =
+                    matches!(tokens.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!');
+                let path_before = matches!(tokens.get(i.wrapping_sub(1)), Some(TokenTree::Punct(p)) if p.as_char() == ':');
+                if bang && !path_before {
+                    out.extend(quote::quote! { #ident![@used]; });
+                }
+            }
+            TokenTree::Group(group) => out.extend(nested_macro_mentions(&group.stream())),
+            _ => {}
+        }
+    }
+    out
 }

@@ -40,6 +40,12 @@ pub fn emit(plan: &Plan, rt: &TokenStream) -> TokenStream {
         }
     });
     let chain = stages(plan, rt, &site);
+    // The nested comprehensions' macros were consumed by this one; mention each, so that the
+    // user's `use parcomp::par_sum;` does not look unused.
+    let used = plan.nested.iter().map(|n| {
+        let path = &n.path;
+        quote! { #path![@used]; }
+    });
     let terminal = match &plan.terminal {
         Terminal::Collect => quote! { .collect() },
         other => {
@@ -55,6 +61,7 @@ pub fn emit(plan: &Plan, rt: &TokenStream) -> TokenStream {
                 line: ::core::line!(),
                 column: ::core::column!(),
             };
+            #(#used)*
             #(#prelude)*
             #chain
                 #terminal

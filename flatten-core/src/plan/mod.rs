@@ -39,6 +39,9 @@ pub struct Plan {
 pub struct Nested {
     /// The name its result is bound to in the head.
     pub name: Ident,
+    /// The macro's path as written (`par_sum`, `parcomp::par_sum`), so that the emitted code can
+    /// mention it and its `use` does not look unused.
+    pub path: syn::Path,
     /// The inner comprehension.
     pub plan: Plan,
 }

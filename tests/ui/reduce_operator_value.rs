@@ -1,0 +1,6 @@
+use parcomp::par_reduce;
+
+fn main() {
+    let prices = vec![3u32, 1, 4];
+    let _ = par_reduce!(0, |a, b| a + b; p | p <- &prices);
+}
