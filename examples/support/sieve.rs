@@ -28,6 +28,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// The most numbers one round sieves. Rounds before `c` reaches it are exactly the paper's.
 pub const MAX_ROUND: usize = 1 << 20;
 
+/// Rounds with fewer multiples than this mark them on the calling thread.
+const PARALLEL_MARKING: usize = 1 << 14;
+
 /// `⌈a / b⌉`.
 pub fn ceil_div(a: usize, b: usize) -> usize {
     a.div_ceil(b)
@@ -74,7 +77,13 @@ pub fn primes_below_traced(n: usize, mut on_round: impl FnMut(Round)) -> Vec<usi
         // Mark them. Several primes may mark the same number, so the flags are atomic and the
         // marking runs in parallel too.
         let composite: Vec<AtomicBool> = (c..c2).map(|_| AtomicBool::new(false)).collect();
-        multiples.par_iter().for_each(|&m| composite[m - c].store(true, Ordering::Relaxed));
+        let mark = |&m: &usize| composite[m - c].store(true, Ordering::Relaxed);
+        if multiples.len() < PARALLEL_MARKING {
+            // A round this small is over before a thread pool would have started on it.
+            multiples.iter().for_each(mark);
+        } else {
+            multiples.par_iter().for_each(mark);
+        }
 
         // The unmarked numbers are the primes of the range, in order.
         let new = par![x | x <- c..c2, !composite[x - c].load(Ordering::Relaxed)];

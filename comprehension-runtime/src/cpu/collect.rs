@@ -8,7 +8,7 @@
 
 use super::output::{reserve, split_slots, SliceWriter};
 use super::partition::Partitioned;
-use super::schedule::{probe, split, Job, Probe, Schedule, Shape};
+use super::schedule::{probe, weighed_ranges, Job, Probe, Schedule, Shape};
 use crate::site::Site;
 use rayon::prelude::*;
 use std::ops::Range;
@@ -34,7 +34,7 @@ impl<Out: Send> Job<Out> for CollectJob {
         } else {
             Placement::Buffered
         };
-        run(schedule, level, total, placement)
+        run(schedule, level, total, placement, shape)
     }
 }
 
@@ -55,6 +55,7 @@ fn run<R: Partitioned>(
     level: &R,
     total: usize,
     placement: Placement,
+    shape: Shape,
 ) -> Vec<R::Out> {
     let site = schedule.site;
     let mut out = Vec::new();
@@ -75,18 +76,18 @@ fn run<R: Partitioned>(
         }
         Probe::Parallel(done) => done,
     };
-    let ranges = split(done..total, schedule.ranges());
+    let (ranges, counts) = weighed_ranges(schedule, level, done..total, shape);
     match placement {
-        Placement::Exact => {
-            let lengths: Vec<usize> = ranges.iter().map(ExactSizeIterator::len).collect();
-            fill(site, level, &mut out, ranges, lengths);
-        }
+        Placement::Exact => fill_exact(site, level, &mut out, done..total),
         Placement::Counted => {
-            let lengths: Vec<usize> = ranges
-                .par_iter()
-                .with_max_len(1)
-                .map(|range| level.count(range.clone()).unwrap_or_else(|| site.size_overflow()))
-                .collect();
+            let lengths = match counts {
+                Some(counts) => counts,
+                None => ranges
+                    .par_iter()
+                    .with_max_len(1)
+                    .map(|r| level.count(r.clone()).unwrap_or_else(|| site.size_overflow()))
+                    .collect(),
+            };
             fill(site, level, &mut out, ranges, lengths);
         }
         Placement::Buffered => {
@@ -131,6 +132,44 @@ fn fill<R: Partitioned>(
     // `for_each` before this line, leaving `out` at its old length (written elements leak).
     unsafe { out.set_len(out.len() + need) };
 }
+
+/// Runs elements `range` of a level whose every element yields exactly one output, writing
+/// them straight into the spare capacity of `out`. The range and its slots are split together,
+/// adaptively: rayon splits a piece again only when a thread is idle, so an even level is cut
+/// into as few pieces as keep the threads busy.
+fn fill_exact<R: Partitioned>(
+    site: &'static Site,
+    level: &R,
+    out: &mut Vec<R::Out>,
+    range: Range<usize>,
+) {
+    let need = range.end - range.start;
+    reserve(out, need, site);
+    let slots = &mut out.spare_capacity_mut()[..need];
+    rayon::iter::split((range, slots), |(range, slots)| {
+        let len = range.end - range.start;
+        if len < 2 * MIN_PIECE {
+            return ((range, slots), None);
+        }
+        let mid = len / 2;
+        let (left, right) = slots.split_at_mut(mid);
+        ((range.start..range.start + mid, left), Some((range.start + mid..range.end, right)))
+    })
+    .for_each(|(range, slots)| {
+        let mut writer = SliceWriter::new(slots, site);
+        let _ = level.run(range, &mut writer);
+        writer.finish();
+    });
+    // SAFETY: the pieces split the first `need` spare slots of `out` among themselves (each
+    // split divides a piece's range and slots at the same point), and every piece was filled
+    // completely: `SliceWriter::finish` panics unless its piece received exactly as many outputs
+    // as it has slots, and a panic propagates out of `for_each` before this line, leaving `out`
+    // at its old length (written elements leak).
+    unsafe { out.set_len(out.len() + need) };
+}
+
+/// The fewest elements a piece of an exact level is split into.
+const MIN_PIECE: usize = 256;
 
 /// Moves the contents of `buffers`, in order, to the end of `out`, in parallel.
 pub(super) fn append<T: Send>(site: &'static Site, out: &mut Vec<T>, buffers: Vec<Vec<T>>) {

@@ -55,7 +55,7 @@ impl<'a, T> SliceWriter<'a, T> {
 }
 
 impl<T> Folder<T> for SliceWriter<'_, T> {
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, item: T) -> ControlFlow<()> {
         match self.slots.get_mut(self.filled) {
             Some(slot) => {
@@ -64,24 +64,6 @@ impl<T> Folder<T> for SliceWriter<'_, T> {
             }
             None => self.extra += 1,
         }
-        ControlFlow::Continue(())
-    }
-}
-
-/// A [`Folder`] for a body that yields exactly one output.
-pub(crate) struct Single<T>(pub(crate) Option<T>);
-
-impl<T> Single<T> {
-    /// The output; a body that yielded none broke its promise of exactly one.
-    pub(crate) fn take(self, site: &'static Site) -> T {
-        self.0.unwrap_or_else(|| site.size_changed(1, 0))
-    }
-}
-
-impl<T> Folder<T> for Single<T> {
-    #[inline]
-    fn push(&mut self, item: T) -> ControlFlow<()> {
-        self.0 = Some(item);
         ControlFlow::Continue(())
     }
 }

@@ -7,7 +7,7 @@
 //! otherwise. A range of children may start and end in the middle of a parent, so one huge row
 //! is shared by as many ranges as its size calls for.
 
-use crate::pipeline::{Body, Folder};
+use crate::pipeline::{feed_each, Body, Folder};
 use crate::site::Site;
 use crate::source::Source;
 use rayon::prelude::*;
@@ -66,14 +66,6 @@ impl Layout {
         match self {
             Layout::Regular { total, .. } => *total,
             Layout::Offsets(offsets) => offsets[offsets.len() - 1],
-        }
-    }
-
-    /// The segment descriptor of `parents` parents: `parents + 1` offsets.
-    pub(super) fn into_offsets(self, parents: usize) -> Vec<usize> {
-        match self {
-            Layout::Regular { fanout, .. } => (0..=parents).map(|i| i * fanout).collect(),
-            Layout::Offsets(offsets) => offsets,
         }
     }
 
@@ -154,10 +146,7 @@ where
 
     #[inline]
     fn run<F: Folder<B::Out>>(&self, range: Range<usize>, out: &mut F) -> ControlFlow<()> {
-        for i in range {
-            self.body.feed(self.parents.fetch(i), out)?;
-        }
-        ControlFlow::Continue(())
+        feed_each(self.body, range, |i| self.parents.fetch(i), out)
     }
 
     fn count(&self, range: Range<usize>) -> Option<usize> {

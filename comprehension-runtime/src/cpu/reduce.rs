@@ -2,7 +2,7 @@
 //! right.
 
 use super::partition::Partitioned;
-use super::schedule::{probe, split, Job, Probe, Schedule, Shape};
+use super::schedule::{probe, weighed_ranges, Job, Probe, Schedule, Shape};
 use crate::pipeline::{Folder, Reducer};
 use rayon::prelude::*;
 use std::marker::PhantomData;
@@ -71,7 +71,7 @@ impl<Out: Send, R: Reducer<Out>> Job<Out> for ReduceJob<'_, R> {
         schedule: Schedule,
         level: &L,
         total: usize,
-        _: Shape,
+        shape: Shape,
     ) -> R::Acc {
         let mut first = ReduceFolder::new(self.reducer, Some(self.stop));
         let done = match probe(level, total, schedule, &mut first) {
@@ -82,7 +82,8 @@ impl<Out: Send, R: Reducer<Out>> Job<Out> for ReduceJob<'_, R> {
             }
             Probe::Parallel(done) => done,
         };
-        let parts: Vec<R::Acc> = split(done..total, schedule.ranges())
+        let (ranges, _) = weighed_ranges(schedule, level, done..total, shape);
+        let parts: Vec<R::Acc> = ranges
             .into_par_iter()
             .with_max_len(1)
             .map(|range| {

@@ -70,6 +70,64 @@ pub(super) struct Shape {
     pub(super) exact: bool,
     /// [`Partitioned::count`] is exact (no filter below the split).
     pub(super) countable: bool,
+    /// Generators stand below the split, so elements differ in how much work they hold.
+    pub(super) uneven: bool,
+}
+
+/// Blocks counted per range when weighing uneven elements.
+const BLOCKS_PER_RANGE: usize = 8;
+/// How much finer than usual uneven elements that are not counted are cut.
+const FINE_RANGES: usize = 8;
+
+/// Cuts `range` into about `parts` consecutive ranges of equal *work*: for uneven elements
+/// (generators below the split) the work of an element is its number of outputs ignoring the
+/// filters of the last level — the size of its subtree — plus one. Returns the ranges and, for
+/// each, its counted outputs (exact when `shape.countable`), or `None` for even elements,
+/// which are simply cut into ranges of equal length.
+pub(super) fn weighed_ranges<R: Partitioned>(
+    schedule: Schedule,
+    level: &R,
+    range: Range<usize>,
+    shape: Shape,
+) -> (Vec<Range<usize>>, Option<Vec<usize>>) {
+    let parts = schedule.ranges();
+    if !shape.uneven {
+        return (split(range, parts), None);
+    }
+    if !shape.countable {
+        // Counting would cost another pass over the levels below; instead, cut finely and let
+        // the threads take ranges as they become free, so that an expensive range at the end
+        // holds up only a small part of the work.
+        return (split(range, parts * FINE_RANGES), None);
+    }
+    let site = schedule.site;
+    let blocks = split(range, parts * BLOCKS_PER_RANGE);
+    let counts: Vec<usize> = {
+        use rayon::prelude::*;
+        blocks
+            .par_iter()
+            .map(|block| level.count(block.clone()).unwrap_or_else(|| site.size_overflow()))
+            .collect()
+    };
+    let weight = |k: usize| counts[k].saturating_add(blocks[k].len());
+    let total: usize = (0..blocks.len()).fold(0usize, |sum, k| sum.saturating_add(weight(k)));
+    let target = total.div_ceil(parts).max(1);
+    let mut ranges = Vec::with_capacity(parts + 1);
+    let mut range_counts = Vec::with_capacity(parts + 1);
+    let (mut start, mut weight_so_far, mut count_so_far) =
+        (blocks.first().map_or(0, |b| b.start), 0usize, 0usize);
+    for k in 0..blocks.len() {
+        weight_so_far = weight_so_far.saturating_add(weight(k));
+        count_so_far = count_so_far.checked_add(counts[k]).unwrap_or_else(|| site.size_overflow());
+        if weight_so_far >= target || k + 1 == blocks.len() {
+            ranges.push(start..blocks[k].end);
+            range_counts.push(count_so_far);
+            start = blocks[k].end;
+            weight_so_far = 0;
+            count_so_far = 0;
+        }
+    }
+    (ranges, Some(range_counts))
 }
 
 /// What to do with a split level: gather its outputs, reduce them, ...
@@ -96,7 +154,7 @@ where
 {
     let n = parents.size();
     if B::DEPTH == 0 {
-        let shape = Shape { exact: !B::FILTERS, countable: !B::FILTERS };
+        let shape = Shape { exact: !B::FILTERS, countable: !B::FILTERS, uneven: B::NESTED };
         return job.run(schedule, &Leaves { parents, body }, n, shape);
     }
     let parallel_sizing = n >= PARALLEL_SIZING || schedule.eager;
@@ -105,7 +163,11 @@ where
     if B::DEPTH >= 2 && total > 0 && total < schedule.threads.max(2) * DESCEND_PER_THREAD {
         return body.descend((0..n).map(|i| parents.fetch(i)), Descent { schedule, job });
     }
-    let shape = Shape { exact: B::CHILD_EXACT, countable: !B::FILTERS_BELOW };
+    let shape = Shape {
+        exact: B::CHILD_EXACT,
+        countable: !B::FILTERS_BELOW,
+        uneven: B::DEPTH >= 2 || B::NESTED,
+    };
     job.run(schedule, &Children { parents, body, layout }, total, shape)
 }
 

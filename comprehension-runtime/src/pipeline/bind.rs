@@ -62,11 +62,33 @@ where
     const FILTERS: bool = B::FILTERS;
     const FILTERS_BELOW: bool = B::FILTERS_BELOW;
     const CHILD_EXACT: bool = B::CHILD_EXACT;
+    const NESTED: bool = B::NESTED;
 
     #[inline]
     fn feed<O: Folder<B::Out>>(&self, ctx: C, out: &mut O) -> ControlFlow<()> {
         let value = (self.f)(&ctx);
         self.inner.feed((ctx, value), out)
+    }
+
+    #[inline]
+    fn passes(&self, ctx: &C) -> bool {
+        self.inner.passes(&self.extend(ctx))
+    }
+
+    #[inline]
+    fn emit<O: Folder<B::Out>>(&self, ctx: C, out: &mut O) -> ControlFlow<()> {
+        let value = (self.f)(&ctx);
+        self.inner.emit((ctx, value), out)
+    }
+
+    #[inline]
+    fn feed_bounded<O: Folder<B::Out>>(
+        &self,
+        ctx: &C,
+        limit: usize,
+        out: &mut O,
+    ) -> Result<ControlFlow<()>, usize> {
+        self.inner.feed_bounded(&self.extend(ctx), limit, out)
     }
 
     #[inline]

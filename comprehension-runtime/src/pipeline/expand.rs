@@ -8,7 +8,7 @@
 //! `|&x, i| x + i`, which may use the context. Keeping the map out of the source means the
 //! source never has to capture the context.
 
-use super::{Body, Descend, Driver, Folder, Stage};
+use super::{feed_each, Body, Descend, Driver, Folder, Stage};
 use crate::site::Site;
 use crate::source::Source;
 use std::ops::{ControlFlow, Range};
@@ -168,14 +168,35 @@ where
     const FILTERS: bool = B::FILTERS;
     const FILTERS_BELOW: bool = B::FILTERS;
     const CHILD_EXACT: bool = B::DEPTH == 0 && !B::FILTERS;
+    const NESTED: bool = B::NESTED;
 
     #[inline]
     fn feed<F: Folder<B::Out>>(&self, ctx: C, out: &mut F) -> ControlFlow<()> {
         let source = self.children(&ctx);
-        for i in 0..source.size() {
-            self.inner.feed(self.child(&ctx, &source, i), out)?;
+        feed_each(&self.inner, 0..source.size(), |i| self.child(&ctx, &source, i), out)
+    }
+
+    fn passes(&self, _: &C) -> bool {
+        true
+    }
+
+    #[inline]
+    fn feed_bounded<F: Folder<B::Out>>(
+        &self,
+        ctx: &C,
+        limit: usize,
+        out: &mut F,
+    ) -> Result<ControlFlow<()>, usize> {
+        let source = self.children(ctx);
+        let len = source.size();
+        if len >= limit {
+            return Err(len);
         }
-        ControlFlow::Continue(())
+        Ok(feed_each(&self.inner, 0..len, |i| self.child(ctx, &source, i), out))
+    }
+
+    fn emit<F: Folder<B::Out>>(&self, ctx: C, out: &mut F) -> ControlFlow<()> {
+        self.feed(ctx, out)
     }
 
     #[inline]
@@ -202,10 +223,7 @@ where
         if children.end > len {
             self.site.size_changed(children.end, len);
         }
-        for i in children {
-            self.inner.feed(self.child(ctx, &source, i), out)?;
-        }
-        ControlFlow::Continue(())
+        feed_each(&self.inner, children, |i| self.child(ctx, &source, i), out)
     }
 
     fn count(&self, ctx: C) -> Option<usize> {

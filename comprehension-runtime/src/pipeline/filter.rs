@@ -50,6 +50,7 @@ where
     const FILTERS: bool = true;
     const FILTERS_BELOW: bool = B::FILTERS_BELOW;
     const CHILD_EXACT: bool = B::CHILD_EXACT;
+    const NESTED: bool = B::NESTED;
 
     #[inline]
     fn feed<O: Folder<B::Out>>(&self, ctx: C, out: &mut O) -> ControlFlow<()> {
@@ -57,6 +58,30 @@ where
             self.inner.feed(ctx, out)
         } else {
             ControlFlow::Continue(())
+        }
+    }
+
+    #[inline]
+    fn passes(&self, ctx: &C) -> bool {
+        (self.pred)(ctx) && self.inner.passes(ctx)
+    }
+
+    #[inline]
+    fn emit<O: Folder<B::Out>>(&self, ctx: C, out: &mut O) -> ControlFlow<()> {
+        self.inner.emit(ctx, out)
+    }
+
+    #[inline]
+    fn feed_bounded<O: Folder<B::Out>>(
+        &self,
+        ctx: &C,
+        limit: usize,
+        out: &mut O,
+    ) -> Result<ControlFlow<()>, usize> {
+        if (self.pred)(ctx) {
+            self.inner.feed_bounded(ctx, limit, out)
+        } else {
+            Ok(ControlFlow::Continue(()))
         }
     }
 

@@ -60,9 +60,28 @@ where
     const FILTERS_BELOW: bool = false;
     const CHILD_EXACT: bool = true;
 
-    #[inline]
+    #[inline(always)]
     fn feed<F: Folder<T>>(&self, ctx: C, out: &mut F) -> ControlFlow<()> {
         out.push((self.head)(ctx))
+    }
+
+    #[inline]
+    fn passes(&self, _: &C) -> bool {
+        true
+    }
+
+    #[inline]
+    fn emit<F: Folder<T>>(&self, ctx: C, out: &mut F) -> ControlFlow<()> {
+        out.push((self.head)(ctx))
+    }
+
+    fn feed_bounded<F: Folder<T>>(
+        &self,
+        _: &C,
+        _: usize,
+        _: &mut F,
+    ) -> Result<ControlFlow<()>, usize> {
+        unreachable!("parcomp: the head has no generator below it")
     }
 
     fn fanout(&self, _: &C) -> usize {
@@ -105,14 +124,6 @@ impl<T: Send> Driver<T, Rooted> for Collect {
         crate::cpu::collect(site, &source, &body)
     }
 
-    fn run_owned<C, B>(self, site: &'static Site, items: Vec<C>, body: B) -> Vec<T>
-    where
-        C: Send,
-        B: Body<C, Out = T>,
-    {
-        crate::cpu::collect_owned(site, items, &body)
-    }
-
     fn run_nested<B: Body<Rooted, Out = T>>(self, _: &'static Site, _: B) -> Vec<T> {
         unreachable!("parcomp: a comprehension rooted at a source has no enclosing context")
     }
@@ -131,14 +142,6 @@ impl<T: Send, R: Reducer<T>> Driver<T, Rooted> for Reduce<'_, R> {
         B: Body<S::Item, Out = T>,
     {
         crate::cpu::reduce(site, &source, &body, self.0)
-    }
-
-    fn run_owned<C, B>(self, site: &'static Site, items: Vec<C>, body: B) -> R::Acc
-    where
-        C: Send,
-        B: Body<C, Out = T>,
-    {
-        crate::cpu::reduce_owned(site, items, &body, self.0)
     }
 
     fn run_nested<B: Body<Rooted, Out = T>>(self, _: &'static Site, _: B) -> R::Acc {

@@ -20,7 +20,7 @@ pub use bind::{Bind, BindBody};
 pub use expand::{ElementMap, Expand, ExpandBody, Generator, Identity, Invariant};
 pub use filter::{Filter, FilterBody};
 pub use head::{Collect, Comprehension, MapBody, Reduce};
-pub use nested::{ContextRoot, Nested, Segments};
+pub use nested::{ContextRoot, Enclosing, NestBody, Nested};
 pub use reduce::{All, Any, CollectVec, Count, Fold, Max, Min, Product, Reducer, Sum};
 pub use root::{source, Root};
 
@@ -58,12 +58,24 @@ pub trait Body<C>: Sync {
     const FILTERS: bool;
     /// Whether a filter stands below the next generator (children may yield no output).
     const FILTERS_BELOW: bool;
+    /// Whether a nested comprehension stands in this body: its elements hold work that their
+    /// sizes do not show.
+    const NESTED: bool = false;
     /// Whether every child of the next generator yields exactly one output (no filter and no
     /// further generator below it): outputs can then be placed by index.
     const CHILD_EXACT: bool;
 
     /// Runs the whole subtree of `ctx`, in nested-loop order.
     fn feed<F: Folder<Self::Out>>(&self, ctx: C, out: &mut F) -> ControlFlow<()>;
+
+    /// For a body with no generator left ([`Body::DEPTH`] 0): whether `ctx` passes its
+    /// filters, computing its `let`s as needed but producing nothing. Free of side effects, so
+    /// that a loop searching for the next context that passes can be vectorised.
+    fn passes(&self, ctx: &C) -> bool;
+
+    /// For a body with no generator left: the output of a context that [`Body::passes`] (the
+    /// filters are not evaluated again).
+    fn emit<F: Folder<Self::Out>>(&self, ctx: C, out: &mut F) -> ControlFlow<()>;
 
     /// Number of children of `ctx` at the next generator; 0 when a filter of this level rejects
     /// `ctx`.
@@ -80,6 +92,16 @@ pub trait Body<C>: Sync {
         out: &mut F,
     ) -> ControlFlow<()>;
 
+    /// Runs the subtree of `ctx` like [`Body::feed`] if the next generator has fewer than
+    /// `limit` children; otherwise runs nothing and returns their number, so that the caller can
+    /// divide them. Reads the generator once either way.
+    fn feed_bounded<F: Folder<Self::Out>>(
+        &self,
+        ctx: &C,
+        limit: usize,
+        out: &mut F,
+    ) -> Result<ControlFlow<()>, usize>;
+
     /// Number of outputs of the subtree of `ctx`: exact when no filter stands below the next
     /// generator, otherwise an upper bound (filters of the last level are not evaluated).
     /// `None` if the count overflows `usize`.
@@ -95,6 +117,38 @@ pub trait Body<C>: Sync {
         parents: I,
         visit: V,
     ) -> V::Output;
+}
+
+/// Runs `body` on the contexts `context(i)` for `i` in `range`, in order.
+///
+/// When no generator is left in `body` but filters are, it searches ahead for the next context
+/// that passes them — a loop with no side effects, which the compiler vectorises — and only
+/// then produces its output. A selective filter (most contexts produce nothing) then costs a
+/// few instructions per context instead of a branchy call chain; this is what rayon's
+/// `filter` gets from `Iterator::find` too.
+#[inline(always)]
+pub(crate) fn feed_each<C, B, F>(
+    body: &B,
+    range: Range<usize>,
+    context: impl Fn(usize) -> C,
+    out: &mut F,
+) -> ControlFlow<()>
+where
+    B: Body<C>,
+    F: Folder<B::Out>,
+{
+    if B::DEPTH == 0 && B::FILTERS {
+        let mut next = range.start;
+        while let Some(i) = (next..range.end).find(|&i| body.passes(&context(i))) {
+            body.emit(context(i), out)?;
+            next = i + 1;
+        }
+    } else {
+        for i in range {
+            body.feed(context(i), out)?;
+        }
+    }
+    ControlFlow::Continue(())
 }
 
 /// What to do with a materialised level (see [`Body::descend`]).
@@ -128,13 +182,6 @@ pub trait Driver<Out: Send, Root> {
         S: Source + Sync,
         S::Item: Clone + Send + Sync,
         B: Body<S::Item, Out = Out>;
-
-    /// Runs `body` once for each of `items`, consumed in order (the outer elements of a nested
-    /// comprehension, with their inner results).
-    fn run_owned<T, B>(self, site: &'static Site, items: Vec<T>, body: B) -> Self::Output
-    where
-        T: Send,
-        B: Body<T, Out = Out>;
 
     /// Runs `body` for the contexts of the enclosing comprehension (a pipeline rooted at
     /// [`ContextRoot`]).
@@ -231,9 +278,9 @@ impl<P: Stage> Pipeline<P> {
     }
 
     /// Nested comprehensions in the head: extends each context with the result of `reducer`
-    /// over the inner comprehension that `inner` builds from the context. All inner
-    /// comprehensions run as one segmented reduction over the whole iteration space, not one
-    /// run per context. `par![par_sum![v * x[c] | (c, v) <- m.row(i)] | i <- 0..n]` becomes
+    /// over the inner comprehension that `inner` builds from the context. The inner
+    /// comprehensions run inside the enclosing comprehension's run, not one run per context
+    /// (see `nested.rs`). `par![par_sum![v * x[c] | (c, v) <- m.row(i)] | i <- 0..n]` becomes
     /// `.nested(|p| p.expand(|&i| m.row(i)).map(|(_, (c, v))| v * x[c]), Sum::new())`.
     pub fn nested<F, I, H, V, R>(self, inner: F, reducer: R) -> Pipeline<Nested<P, I, H, R>>
     where

@@ -1,21 +1,34 @@
-//! Nested comprehensions: a comprehension in the head of another, flattened into one segmented
-//! reduction over the whole iteration space.
+//! Nested comprehensions: a comprehension in the head of another, reduced once per outer
+//! element inside the enclosing comprehension's own run.
 //!
-//! `.nested(inner, reducer)` runs in three steps when the pipeline is driven:
-//! 1. the contexts of the enclosing comprehension at this point are gathered (in parallel, in
-//!    order) — one per element of the result;
-//! 2. the inner comprehension runs for all of them at once: its iteration spaces are laid end
-//!    to end and divided evenly across threads, a huge one shared by many
-//!    ([`crate::cpu`]'s `reduce_segments`); each context gets its reducer's result, the
-//!    identity when its inner space is empty;
-//! 3. the rest of the enclosing comprehension (its head, or another nested comprehension) runs
-//!    on the contexts extended with those results.
+//! `.nested(inner, reducer)` extends each context of the enclosing comprehension with the
+//! result of the inner comprehension for it. Nothing is run per outer element on its own: the
+//! enclosing comprehension is divided among the threads as usual, and each thread reduces the
+//! inner comprehensions of its outer elements in a fused loop, one after the other — so
+//! millions of tiny inner spaces cost no more than a loop over them and nothing but the results
+//! is stored. An inner space too large to leave to one thread (more than `SPLIT_AT` elements)
+//! is itself cut into pieces reduced in parallel and combined in order, so one huge row is
+//! shared by all threads. An outer element whose inner space is empty gets the reducer's
+//! identity.
+//!
+//! The inner comprehension's body is only known once its own chain is driven, so `drive` goes
+//! through the inner chain first ([`Enclosing`] is the driver it ends at), then drives the
+//! enclosing chain with a [`NestBody`] holding both.
 
 use super::head::MapBody;
-use super::{Body, Collect, Comprehension, Driver, Reducer, Rooted, Stage};
+use super::{Body, Comprehension, Descend, Driver, Folder, Reducer, Stage};
+use crate::backend::{eager_splitting, Backend};
+use crate::cpu::ReduceFolder;
 use crate::site::Site;
 use crate::source::Source;
+use rayon::prelude::*;
 use std::marker::PhantomData;
+use std::ops::{ControlFlow, Range};
+
+/// Inner spaces with at least this many elements are divided among the threads.
+const SPLIT_AT: usize = 1 << 15;
+/// Pieces per thread a divided inner space is cut into.
+const PIECES_PER_THREAD: usize = 8;
 
 /// The root of an inner comprehension: the contexts of the enclosing one.
 pub struct ContextRoot<C>(PhantomData<fn() -> C>);
@@ -55,7 +68,7 @@ impl<P, I, H, R> Nested<P, I, H, R> {
 
 impl<P, I, H, V, R> Stage for Nested<P, I, H, R>
 where
-    P: Stage<Root = Rooted>,
+    P: Stage,
     I: Stage<Root = P::Item>,
     H: Fn(I::Item) -> V + Sync,
     V: Send,
@@ -63,59 +76,225 @@ where
     R::Result: Clone + Send + Sync,
 {
     type Item = (P::Item, R::Result);
-    type Root = Rooted;
+    type Root = P::Root;
 
     fn drive<O, B, D>(self, site: &'static Site, body: B, driver: D) -> D::Output
     where
         O: Send,
         B: Body<Self::Item, Out = O>,
-        D: Driver<O, Rooted>,
+        D: Driver<O, P::Root>,
     {
-        let contexts: Vec<P::Item> = self.prev.drive(site, MapBody::new(|ctx| ctx), Collect);
-        let inner = self.inner;
-        let segments = Segments { contexts: &contexts, reducer: &self.reducer };
-        let accs = inner.stage.drive(site, MapBody::new(inner.head), segments);
-        let items: Vec<(P::Item, R::Result)> = contexts
-            .into_iter()
-            .zip(accs)
-            .map(|(ctx, acc)| (ctx, self.reducer.finish(acc)))
-            .collect();
-        driver.run_owned(site, items, body)
+        let split = match Backend::current() {
+            Backend::Sequential => None,
+            Backend::Rayon => {
+                let threads = rayon::current_num_threads();
+                let eager = eager_splitting();
+                (threads > 1 || eager).then(|| Split {
+                    at: if eager { 2 } else { SPLIT_AT },
+                    pieces: threads * PIECES_PER_THREAD,
+                })
+            }
+        };
+        let enclosing = Enclosing {
+            prev: self.prev,
+            reducer: self.reducer,
+            next: body,
+            driver,
+            split,
+            inner_out: PhantomData,
+        };
+        self.inner.stage.drive(site, MapBody::new(self.inner.head), enclosing)
     }
 }
 
-/// The driver of an inner comprehension: one accumulator per context of the enclosing one.
-pub struct Segments<'a, C, R> {
-    contexts: &'a [C],
-    reducer: &'a R,
+/// When to divide a large inner space among the threads.
+#[derive(Clone, Copy)]
+struct Split {
+    /// Inner spaces with at least this many elements (at their first generator) are divided.
+    at: usize,
+    /// Into this many pieces.
+    pieces: usize,
 }
 
-impl<V, C, R> Driver<V, C> for Segments<'_, C, R>
-where
-    V: Send,
-    C: Clone + Send + Sync,
-    R: Reducer<V>,
-{
-    type Output = Vec<R::Acc>;
+/// The driver an inner comprehension's chain ends at: it receives the inner body and drives the
+/// enclosing chain with a [`NestBody`].
+pub struct Enclosing<P, R, B, D, V> {
+    prev: P,
+    reducer: R,
+    next: B,
+    driver: D,
+    split: Option<Split>,
+    inner_out: PhantomData<fn(V)>,
+}
 
-    fn run<S, B>(self, _: &'static Site, _: S, _: B) -> Vec<R::Acc>
+impl<P, R, B, D, V, O> Driver<V, P::Item> for Enclosing<P, R, B, D, V>
+where
+    P: Stage,
+    V: Send,
+    R: Reducer<V>,
+    R::Result: Clone + Send + Sync,
+    B: Body<(P::Item, R::Result), Out = O>,
+    D: Driver<O, P::Root>,
+    O: Send,
+{
+    type Output = D::Output;
+
+    fn run<S, Bs>(self, _: &'static Site, _: S, _: Bs) -> D::Output
     where
         S: Source + Sync,
         S::Item: Clone + Send + Sync,
-        B: Body<S::Item, Out = V>,
+        Bs: Body<S::Item, Out = V>,
     {
         unreachable!("parcomp: an inner comprehension starts from its enclosing context")
     }
 
-    fn run_owned<T, B>(self, _: &'static Site, _: Vec<T>, _: B) -> Vec<R::Acc>
+    fn run_nested<Bi: Body<P::Item, Out = V>>(self, site: &'static Site, inner: Bi) -> D::Output {
+        let body = NestBody {
+            inner,
+            reducer: self.reducer,
+            next: self.next,
+            split: self.split,
+            inner_out: PhantomData,
+        };
+        self.prev.drive(site, body, self.driver)
+    }
+}
+
+/// The body of a nested comprehension: reduce the inner comprehension for the context, then run
+/// the rest of the enclosing one on the context extended with the result.
+pub struct NestBody<Bi, R, B, V> {
+    inner: Bi,
+    reducer: R,
+    next: B,
+    split: Option<Split>,
+    inner_out: PhantomData<fn(V)>,
+}
+
+impl<Bi, R, B, V> NestBody<Bi, R, B, V>
+where
+    V: Send,
+    R: Reducer<V>,
+{
+    /// The inner comprehension's result for `ctx`.
+    fn reduce<C>(&self, ctx: &C) -> R::Result
     where
-        T: Send,
-        B: Body<T, Out = V>,
+        C: Clone + Sync,
+        Bi: Body<C, Out = V>,
     {
-        unreachable!("parcomp: an inner comprehension starts from its enclosing context")
+        let mut folder = ReduceFolder::new(&self.reducer, None);
+        let split = match self.split {
+            Some(split) if Bi::DEPTH > 0 => split,
+            _ => {
+                let _ = self.inner.feed(ctx.clone(), &mut folder);
+                return self.reducer.finish(folder.acc);
+            }
+        };
+        let (inner, reducer) = (&self.inner, &self.reducer);
+        let acc = match inner.feed_bounded(ctx, split.at, &mut folder) {
+            Ok(_) => folder.acc,
+            Err(children) => pieces(0..children, split.pieces)
+                .into_par_iter()
+                .with_max_len(1)
+                .map(|piece| {
+                    let mut folder = ReduceFolder::new(reducer, None);
+                    let _ = inner.feed_children(ctx, piece, &mut folder);
+                    folder.acc
+                })
+                .reduce_with(|left, right| reducer.combine(left, right))
+                .unwrap_or_else(|| reducer.identity()),
+        };
+        self.reducer.finish(acc)
+    }
+}
+
+/// `range` cut into at most `parts` consecutive ranges of nearly equal length.
+fn pieces(range: Range<usize>, parts: usize) -> Vec<Range<usize>> {
+    let len = range.end - range.start;
+    let parts = parts.clamp(1, len.max(1));
+    (0..parts).map(|k| range.start + len * k / parts..range.start + len * (k + 1) / parts).collect()
+}
+
+impl<C, Bi, R, B, V> Body<C> for NestBody<Bi, R, B, V>
+where
+    C: Clone + Send + Sync,
+    V: Send,
+    Bi: Body<C, Out = V>,
+    R: Reducer<V>,
+    R::Result: Clone + Send + Sync,
+    B: Body<(C, R::Result)>,
+{
+    type Out = B::Out;
+    const DEPTH: usize = B::DEPTH;
+    const FILTERS: bool = B::FILTERS;
+    const FILTERS_BELOW: bool = B::FILTERS_BELOW;
+    const CHILD_EXACT: bool = B::CHILD_EXACT;
+    const NESTED: bool = true;
+
+    #[inline]
+    fn feed<F: Folder<B::Out>>(&self, ctx: C, out: &mut F) -> ControlFlow<()> {
+        let result = self.reduce(&ctx);
+        self.next.feed((ctx, result), out)
     }
 
-    fn run_nested<B: Body<C, Out = V>>(self, site: &'static Site, body: B) -> Vec<R::Acc> {
-        crate::cpu::reduce_segments(site, self.contexts, &body, self.reducer)
+    fn passes(&self, ctx: &C) -> bool {
+        self.next.passes(&(ctx.clone(), self.reduce(ctx)))
+    }
+
+    fn emit<F: Folder<B::Out>>(&self, ctx: C, out: &mut F) -> ControlFlow<()> {
+        let result = self.reduce(&ctx);
+        self.next.emit((ctx, result), out)
+    }
+
+    fn feed_bounded<F: Folder<B::Out>>(
+        &self,
+        ctx: &C,
+        limit: usize,
+        out: &mut F,
+    ) -> Result<ControlFlow<()>, usize> {
+        self.next.feed_bounded(&(ctx.clone(), self.reduce(ctx)), limit, out)
+    }
+
+    fn fanout(&self, ctx: &C) -> usize {
+        self.next.fanout(&(ctx.clone(), self.reduce(ctx)))
+    }
+
+    fn regular_fanout(&self) -> Option<usize> {
+        self.next.regular_fanout()
+    }
+
+    fn feed_children<F: Folder<B::Out>>(
+        &self,
+        ctx: &C,
+        children: Range<usize>,
+        out: &mut F,
+    ) -> ControlFlow<()> {
+        self.next.feed_children(&(ctx.clone(), self.reduce(ctx)), children, out)
+    }
+
+    fn count(&self, ctx: C) -> Option<usize> {
+        if B::DEPTH == 0 {
+            // One output at most, without reducing anything.
+            return Some(1);
+        }
+        let result = self.reduce(&ctx);
+        self.next.count((ctx, result))
+    }
+
+    fn count_children(&self, ctx: &C, children: Range<usize>) -> Option<usize> {
+        self.next.count_children(&(ctx.clone(), self.reduce(ctx)), children)
+    }
+
+    fn descend<I: Iterator<Item = C>, D: Descend<B::Out>>(
+        &self,
+        parents: I,
+        visit: D,
+    ) -> D::Output {
+        self.next.descend(
+            parents.map(|ctx| {
+                let result = self.reduce(&ctx);
+                (ctx, result)
+            }),
+            visit,
+        )
     }
 }
