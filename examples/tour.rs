@@ -8,7 +8,7 @@
 //! - (a) `expand (λx→x) (*) [2,3,1]`, the primitive of flattening by expansion;
 //! - (b) Pythagorean triples (comprehension paper, section 2), timed against plain loops;
 //! - (c) the points of 6 lines (comprehension paper, section 5), drawn as text;
-//! - (d) a sparse matrix × vector product (CSR) as a nested comprehension: one segmented sum;
+//! - (d) a sparse matrix × vector product (CSR) as a nested comprehension;
 //! - (e) primes below 1,000,000 by the flattened sieve (flattening-by-expansion paper);
 //! - (f) what a comprehension is compiled into, from `par_explain!`.
 
@@ -140,7 +140,7 @@ fn smvm_example() {
     let m = Jagged::from_parts(offsets, pairs).expect("valid CSR offsets");
 
     // The rows are read in place (`m.row(i)` is sized without building anything), and all row
-    // sums run as one segmented reduction over the non-zeros, not one parallel sum per row.
+    // sums run inside one parallel run over the rows, not one parallel sum per row.
     let (source, y, t) = run!(par![par_sum![v * x[c] | (c, v) <- m.row(i)] | i <- 0..m.len()]);
     show(&source, &format!("{y:?}"), t);
     assert_eq!(y, [71, 11, 59, 48, 104]);

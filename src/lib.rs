@@ -76,9 +76,11 @@
 //! ## Nested comprehensions
 //!
 //! A comprehension in the head of another whose generators use the outer variables is
-//! flattened: all inner iteration spaces run as one segmented operation balanced across threads
-//! (not one parallel run per outer element), and each outer element gets its result — the
-//! identity of the reduction when its inner space is empty. Sparse matrix × vector:
+//! flattened into the enclosing comprehension's run (not one parallel run per outer element):
+//! the outer elements are divided among the threads, each reduces the inner comprehensions of
+//! its elements in a fused loop, and an inner space too large for one thread is itself divided
+//! among them. Each outer element gets its result — the identity of the reduction when its
+//! inner space is empty. Sparse matrix × vector:
 //!
 //! ```
 //! use parcomp::{par, par_sum, Jagged};
@@ -97,9 +99,8 @@
 //! assert_eq!(divisors[5], [1, 2, 3, 6]);
 //! ```
 //!
-//! One level of nesting is flattened. A comprehension nested inside a closure or loop of the
-//! head, one that uses a variable bound inside the head, or one nested two levels deep is a
-//! compile error saying so.
+//! Nesting goes to any depth. A comprehension nested inside a closure or loop of the head, or
+//! one that uses a variable bound inside the head, is a compile error saying why.
 //!
 //! ## Parallel branches
 //!

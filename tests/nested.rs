@@ -150,3 +150,22 @@ fn nested_collect_gives_one_vec_per_outer_element() {
     );
     assert_eq!(counts, [(0, 1), (1, 0), (2, 2)]);
 }
+
+#[test]
+fn comprehensions_nest_to_any_depth() {
+    // For every n, the divisors d of n, each with the sum of its own divisors.
+    let got = on_every_backend(
+        || par![par![(d, par_sum![e | e <- 1..=d, d % e == 0]) | d <- 1..=n, n % d == 0] | n <- 1..13u32],
+    );
+    let sigma = |d: u32| (1..=d).filter(|e| d % e == 0).sum::<u32>();
+    let want: Vec<Vec<(u32, u32)>> = (1..13u32)
+        .map(|n| (1..=n).filter(|d| n % d == 0).map(|d| (d, sigma(d))).collect())
+        .collect();
+    assert_eq!(got, want);
+    // Three levels of sums over a triangular space.
+    let got = on_every_backend(
+        || par_sum![par_sum![par_sum![z | z <- 0..y] | y <- 0..x] | x <- 0..40u64],
+    );
+    let want: u64 = (0..40u64).map(|x| (0..x).map(|y| (0..y).sum::<u64>()).sum::<u64>()).sum();
+    assert_eq!(got, want);
+}

@@ -21,7 +21,36 @@ pub(super) enum Layout {
     /// Every parent has `fanout` children (a product with no filter before it).
     Regular { fanout: usize, total: usize },
     /// `offsets[i]..offsets[i + 1]` are the children of parent `i`; `offsets.len() == n + 1`.
-    Offsets(Vec<usize>),
+    Offsets(Offsets),
+}
+
+/// Parents up to this many keep their offsets inline, without an allocation: a comprehension
+/// over a handful of elements should cost little more than the loop it replaces.
+const INLINE_PARENTS: usize = 16;
+
+/// The offsets of a [`Layout`]: inline for a few parents, else on the heap.
+pub(super) enum Offsets {
+    Inline { offsets: [usize; INLINE_PARENTS + 1], len: usize },
+    Heap(Vec<usize>),
+}
+
+impl std::ops::Deref for Offsets {
+    type Target = [usize];
+    fn deref(&self) -> &[usize] {
+        match self {
+            Offsets::Inline { offsets, len } => &offsets[..*len],
+            Offsets::Heap(offsets) => offsets,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Offsets {
+    fn deref_mut(&mut self) -> &mut [usize] {
+        match self {
+            Offsets::Inline { offsets, len } => &mut offsets[..*len],
+            Offsets::Heap(offsets) => offsets,
+        }
+    }
 }
 
 impl Layout {
@@ -37,11 +66,16 @@ impl Layout {
             let total = n.checked_mul(fanout).unwrap_or_else(|| site.size_overflow());
             return Layout::Regular { fanout, total };
         }
-        let mut offsets = Vec::new();
-        if offsets.try_reserve_exact(n + 1).is_err() {
-            site.cannot_allocate(n + 1, "segment offsets");
-        }
-        offsets.resize(n + 1, 0usize);
+        let mut offsets = if n <= INLINE_PARENTS {
+            Offsets::Inline { offsets: [0; INLINE_PARENTS + 1], len: n + 1 }
+        } else {
+            let mut offsets = Vec::new();
+            if offsets.try_reserve_exact(n + 1).is_err() {
+                site.cannot_allocate(n + 1, "segment offsets");
+            }
+            offsets.resize(n + 1, 0usize);
+            Offsets::Heap(offsets)
+        };
         let sizes = &mut offsets[..n];
         if parallel {
             sizes.par_chunks_mut(SIZE_BLOCK).enumerate().for_each(|(block, sizes)| {
@@ -55,7 +89,7 @@ impl Layout {
                 *size = body.fanout(&parents.fetch(i));
             }
         }
-        if exclusive_scan(&mut offsets, parallel).is_none() {
+        if exclusive_scan(&mut offsets, parallel && n > INLINE_PARENTS).is_none() {
             site.size_overflow();
         }
         Layout::Offsets(offsets)

@@ -22,7 +22,8 @@ use crate::source::{Cloned, Source};
 use std::ops::{ControlFlow, Range};
 use std::time::{Duration, Instant};
 
-/// At most this many elements run on the calling thread without looking at the clock.
+/// At most this many elements run on the calling thread without looking at the clock (so up to
+/// this many expensive elements run one after the other before the work is shared).
 const TINY: usize = 16;
 /// The probe stops once it has run this long (enough to estimate the rest) ...
 const PROBE_TIME: Duration = Duration::from_micros(2);
@@ -212,9 +213,11 @@ where
     if schedule.threads <= 1 || total <= TINY {
         return Probe::Sequential(0);
     }
+    // The clock costs tens of nanoseconds here: read it after the first `TINY` elements, then
+    // after batches four times larger, until there is enough to estimate the rest.
     let start = Instant::now();
     let mut done = 0;
-    let mut batch = 1;
+    let mut batch = TINY;
     loop {
         let end = total.min(done + batch);
         if let ControlFlow::Break(()) = level.run(done..end, out) {
@@ -233,7 +236,7 @@ where
                 Probe::Sequential(done)
             };
         }
-        batch *= 2;
+        batch *= 4;
     }
 }
 

@@ -68,21 +68,15 @@ impl Analyzer<'_> {
             let branch = branches.into_iter().next()?;
             self.qualifiers(branch.qualifiers, branch.bar, &mut scope, &mut plan, &mut prelude)?;
         }
-        self.finish(&mut plan, &mut scope, &mut prelude, true);
+        self.finish(&mut plan, &mut scope, &mut prelude);
         plan.prelude = prelude;
         Some(plan)
     }
 
     /// Extracts the nested comprehensions of the head and records what the head uses.
-    fn finish(
-        &mut self,
-        plan: &mut Plan,
-        scope: &mut Scope,
-        prelude: &mut Vec<Prelude>,
-        top: bool,
-    ) {
+    fn finish(&mut self, plan: &mut Plan, scope: &mut Scope, prelude: &mut Vec<Prelude>) {
         let head = plan.head.clone();
-        plan.head = self.nested_in_head(head, scope, plan, prelude, top);
+        plan.head = self.nested_in_head(head, scope, plan, prelude);
         for nested in &plan.nested {
             let name = nested.name.clone();
             scope.bind_name(&name);

@@ -3,10 +3,10 @@
 //! In `par![par_sum![v * x[c] | (c, v) <- m.row(i)] | i <- 0..m.len()]` the inner
 //! comprehension is replaced in the head by the name of its result, and analysed with the
 //! outer variables in scope: its generators extend the outer context. The runtime then reduces
-//! all inner comprehensions in one segmented run. Only comprehensions evaluated exactly once
-//! per outer element can be flattened this way: not one inside a closure or a loop of the
-//! head, not one that uses a variable bound inside the head, and not one nested two levels
-//! deep.
+//! the inner comprehensions inside the enclosing comprehension's run. The inner comprehension's
+//! head may hold comprehensions in turn, to any depth. Only comprehensions evaluated exactly
+//! once per outer element can be flattened this way: not one inside a closure or a loop of the
+//! head, and not one that uses a variable bound inside the head.
 
 use super::scope::Scope;
 use super::Analyzer;
@@ -35,34 +35,19 @@ const FAMILY: &[&str] = &[
 
 impl Analyzer<'_> {
     /// Replaces the comprehensions nested in `head` by the names of their results, adding their
-    /// plans to `plan.nested`. `top` is false inside a nested comprehension, where a further
-    /// nesting cannot be flattened.
+    /// plans to `plan.nested`.
     pub(super) fn nested_in_head(
         &mut self,
         mut head: Expr,
         scope: &Scope,
         plan: &mut Plan,
         prelude: &mut Vec<Prelude>,
-        top: bool,
     ) -> Expr {
         let locals = head_locals(&head);
         let mut finder = Finder { found: Vec::new(), loops: 0 };
         finder.visit_expr_mut(&mut head);
         for found in finder.found {
             let macro_text = format!("{}![{}]", found.name, text(&found.mac.tokens));
-            if !top {
-                self.errors.push(error_spanned(
-                    &found.mac,
-                    format!(
-                        "cannot flatten `{macro_text}`: it is nested two levels deep, and only \
-                         the comprehensions in the head of the outermost one are flattened"
-                    ),
-                    "compute the innermost level in a comprehension of its own first (e.g. into \
-                     a `Vec` indexed by the outer variables), or flatten two levels into one \
-                     comprehension with more generators",
-                ));
-                continue;
-            }
             if found.in_loop {
                 self.errors.push(error_spanned(
                     &found.mac,
@@ -142,7 +127,7 @@ impl Analyzer<'_> {
         let analysed =
             self.qualifiers(branch.qualifiers, branch.bar, &mut inner_scope, &mut inner, prelude);
         if analysed.is_some() {
-            self.finish(&mut inner, &mut inner_scope, prelude, false);
+            self.finish(&mut inner, &mut inner_scope, prelude);
         }
         self.nesting = enclosing;
         analysed.map(|()| inner)

@@ -4,7 +4,7 @@
 //! with each generator classified: the first one is the *root* (read by index, evaluated once),
 //! a generator whose source does not depend on the context is a *product* (the regular case),
 //! any other is an *expand*. Parallel branches are zipped at the root; comprehensions nested in
-//! the head become inner plans, each reduced once per context in one segmented run. A plan
+//! the head become inner plans, each reduced once per context inside the enclosing run. A plan
 //! prints as a readable table ([`Plan::explain`]), which is what `par_explain!` returns.
 
 mod explain;
