@@ -352,15 +352,36 @@ fn main() {
         .unwrap_or_else(|| "unknown CPU".into());
     let mut out = String::new();
     let _ = writeln!(out, "Machine: {cores} cores ({cpu}), rayon with {threads} threads; medians of {reps} interleaved runs.\n");
-    let _ = writeln!(out, "| workload | size | par! | sequential | rayon | par!/seq | par!/rayon | peak memory par! / seq / rayon (× output + input) |");
+    let _ = writeln!(out, "| workload | size | par! | sequential | rayon | par!/seq | par!/rayon | peak memory par! / seq / rayon |");
     let _ = writeln!(out, "|---|---|---:|---:|---:|---:|---:|---|");
     for row in &rows {
-        let [(p, pm), (s, sm), (r, rm)] = [row.runs[0], row.runs[1], row.runs[2]];
-        let base = (row.output_bytes + row.input_bytes).max(1) as f64;
-        let ratio = |peak: usize| (peak + row.input_bytes) as f64 / base;
+        let [(p, _), (s, _), (r, _)] = [row.runs[0], row.runs[1], row.runs[2]];
+        let base = row.output_bytes + row.input_bytes;
+        // As a multiple of output + input when those are large enough for the multiple to
+        // mean something; the bytes beyond them otherwise (a scalar result, a few kB).
+        let memory = if base >= 1 << 20 {
+            let ratio = |peak: usize| (peak + row.input_bytes) as f64 / base as f64;
+            format!(
+                "{:.2} / {:.2} / {:.2} × ({} + {})",
+                ratio(row.runs[0].1),
+                ratio(row.runs[1].1),
+                ratio(row.runs[2].1),
+                fmt_bytes(row.output_bytes),
+                fmt_bytes(row.input_bytes)
+            )
+        } else {
+            let beyond = |peak: usize| fmt_bytes(peak.saturating_sub(row.output_bytes));
+            format!(
+                "+{} / +{} / +{} (output {})",
+                beyond(row.runs[0].1),
+                beyond(row.runs[1].1),
+                beyond(row.runs[2].1),
+                fmt_bytes(row.output_bytes)
+            )
+        };
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {:.2} | {:.2} | {:.2} / {:.2} / {:.2} ({} + {}) |",
+            "| {} | {} | {} | {} | {} | {:.2} | {:.2} | {} |",
             row.name,
             row.size,
             fmt_time(p),
@@ -368,11 +389,7 @@ fn main() {
             fmt_time(r),
             p.as_secs_f64() / s.as_secs_f64(),
             p.as_secs_f64() / r.as_secs_f64(),
-            ratio(pm),
-            ratio(sm),
-            ratio(rm),
-            fmt_bytes(row.output_bytes),
-            fmt_bytes(row.input_bytes),
+            memory,
         );
     }
     print!("{out}");

@@ -26,7 +26,7 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The most numbers one round sieves. Rounds before `c` reaches it are exactly the paper's.
-pub const MAX_ROUND: usize = 1 << 20;
+pub const MAX_ROUND: usize = 1 << 18;
 
 /// Rounds with fewer multiples than this mark them on the calling thread.
 const PARALLEL_MARKING: usize = 1 << 14;

@@ -38,6 +38,9 @@ impl<Out: Send> Job<Out> for CollectJob {
     }
 }
 
+/// Ranges per thread in one wave of a buffered run.
+const WAVE_RANGES_PER_THREAD: usize = 16;
+
 /// How the outputs of each range are placed.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Placement {
@@ -91,16 +94,34 @@ fn run<R: Partitioned>(
             fill(site, level, &mut out, ranges, lengths);
         }
         Placement::Buffered => {
-            let buffers: Vec<Vec<R::Out>> = ranges
-                .into_par_iter()
-                .with_max_len(1)
-                .map(|range| {
-                    let mut buffer = Vec::new();
-                    let _ = level.run(range, &mut buffer);
-                    buffer
-                })
-                .collect();
-            append(site, &mut out, buffers);
+            // In waves, each moved into the result before the next starts, so that the buffers
+            // never hold more than a wave's worth of outputs besides the result.
+            let wave = schedule.threads * WAVE_RANGES_PER_THREAD;
+            let mut ran = 0;
+            for ranges_of_wave in ranges.chunks(wave) {
+                let buffers: Vec<Vec<R::Out>> = ranges_of_wave
+                    .par_iter()
+                    .with_max_len(1)
+                    .map(|range| {
+                        let mut buffer = Vec::new();
+                        let _ = level.run(range.clone(), &mut buffer);
+                        buffer
+                    })
+                    .collect();
+                if ran == 0 && ranges_of_wave.len() < ranges.len() {
+                    // Growing the result wave by wave would copy it again and again: reserve
+                    // what the first wave suggests the whole will need (a little more), once.
+                    let produced: usize = buffers.iter().map(Vec::len).sum();
+                    let estimate = (produced as u128 * ranges.len() as u128
+                        / ranges_of_wave.len() as u128) as usize;
+                    let _ = out.try_reserve_exact(estimate.saturating_add(estimate / 8));
+                }
+                ran += ranges_of_wave.len();
+                append(site, &mut out, buffers);
+            }
+            if out.capacity() - out.len() > out.len() / 8 {
+                out.shrink_to_fit();
+            }
         }
     }
     out

@@ -6,11 +6,15 @@
 //!    the prefix sum, and split the flattened children into ranges of equal size — one huge
 //!    row is cut into as many ranges as it needs. If that level is too small to give every
 //!    thread several ranges and more generators follow, materialise it and go one level down.
-//! 2. Probe: run the first few elements on the calling thread, timed, doubling the batch. Work
-//!    that will finish sooner than a parallel dispatch would pay for stays on this thread.
-//! 3. Run the rest as `threads * CHUNKS_PER_THREAD` ranges on the current rayon pool; below the
-//!    split every range runs the remaining generators, filters and the head as fused nested
-//!    loops.
+//! 2. Probe: run the first few elements on the calling thread, timed, in batches growing
+//!    fourfold. Work that will finish sooner than a parallel dispatch would pay for stays on
+//!    this thread.
+//! 3. Cut the rest into ranges (see [`weighed_ranges`]): of equal length when every element is
+//!    about as much work; of equal *work* when generators follow the split, the work of an
+//!    element being the size of its subtree (counted in a quick pass over the levels between);
+//!    finely, and taken by the threads as they become free, when filters decide the outputs.
+//!    Below the split every range runs the remaining generators, filters and the head as fused
+//!    nested loops.
 //! 4. Combine the ranges' results: [`collect`](super::collect) places outputs, in order, in
 //!    one `Vec`; [`reduce`](super::reduce) combines accumulators left to right.
 
@@ -77,7 +81,7 @@ pub(super) struct Shape {
 
 /// Blocks counted per range when weighing uneven elements.
 const BLOCKS_PER_RANGE: usize = 8;
-/// How much finer than usual uneven elements that are not counted are cut.
+/// How much finer than usual a level is cut when its outputs cannot be counted.
 const FINE_RANGES: usize = 8;
 
 /// Cuts `range` into about `parts` consecutive ranges of equal *work*: for uneven elements
@@ -92,14 +96,15 @@ pub(super) fn weighed_ranges<R: Partitioned>(
     shape: Shape,
 ) -> (Vec<Range<usize>>, Option<Vec<usize>>) {
     let parts = schedule.ranges();
+    if !shape.countable {
+        // Filters decide the outputs: counting would cost another pass over everything below.
+        // Instead, cut finely and let the threads take ranges as they become free, so that an
+        // expensive range at the end holds up only a small part of the work (and buffered
+        // outputs can be gathered in waves).
+        return (split(range, parts * FINE_RANGES), None);
+    }
     if !shape.uneven {
         return (split(range, parts), None);
-    }
-    if !shape.countable {
-        // Counting would cost another pass over the levels below; instead, cut finely and let
-        // the threads take ranges as they become free, so that an expensive range at the end
-        // holds up only a small part of the work.
-        return (split(range, parts * FINE_RANGES), None);
     }
     let site = schedule.site;
     let blocks = split(range, parts * BLOCKS_PER_RANGE);
