@@ -176,6 +176,7 @@ where
     R: Reducer<V>,
 {
     /// The inner comprehension's result for `ctx`.
+    #[inline]
     fn reduce<C>(&self, ctx: &C) -> R::Result
     where
         C: Clone + Sync,

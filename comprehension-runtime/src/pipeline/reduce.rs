@@ -13,7 +13,7 @@
 
 use std::iter::{Product as IterProduct, Sum as IterSum};
 use std::marker::PhantomData;
-use std::ops::{Add, ControlFlow, Mul};
+use std::ops::{AddAssign, ControlFlow, MulAssign};
 
 /// Combines the elements of type `T` of a comprehension into one value.
 pub trait Reducer<T>: Sync {
@@ -34,7 +34,7 @@ pub trait Reducer<T>: Sync {
     fn finish(&self, acc: Self::Acc) -> Self::Result;
 }
 
-/// `par_sum!`: `+`, starting from the empty sum (zero).
+/// `par_sum!`: `+=`, starting from the empty sum (zero).
 pub struct Sum<T>(T);
 
 impl<T: IterSum> Sum<T> {
@@ -47,7 +47,7 @@ impl<T: IterSum> Sum<T> {
 
 impl<T> Reducer<T> for Sum<T>
 where
-    T: Add<Output = T> + Clone + Send + Sync,
+    T: AddAssign + Clone + Send + Sync,
 {
     type Acc = T;
     type Result = T;
@@ -56,18 +56,19 @@ where
     }
     #[inline]
     fn push(&self, acc: &mut T, item: T) -> ControlFlow<()> {
-        *acc = std::mem::replace(acc, self.0.clone()) + item;
+        *acc += item;
         ControlFlow::Continue(())
     }
-    fn combine(&self, left: T, right: T) -> T {
-        left + right
+    fn combine(&self, mut left: T, right: T) -> T {
+        left += right;
+        left
     }
     fn finish(&self, acc: T) -> T {
         acc
     }
 }
 
-/// `par_product!`: `*`, starting from the empty product (one).
+/// `par_product!`: `*=`, starting from the empty product (one).
 pub struct Product<T>(T);
 
 impl<T: IterProduct> Product<T> {
@@ -80,7 +81,7 @@ impl<T: IterProduct> Product<T> {
 
 impl<T> Reducer<T> for Product<T>
 where
-    T: Mul<Output = T> + Clone + Send + Sync,
+    T: MulAssign + Clone + Send + Sync,
 {
     type Acc = T;
     type Result = T;
@@ -89,11 +90,12 @@ where
     }
     #[inline]
     fn push(&self, acc: &mut T, item: T) -> ControlFlow<()> {
-        *acc = std::mem::replace(acc, self.0.clone()) * item;
+        *acc *= item;
         ControlFlow::Continue(())
     }
-    fn combine(&self, left: T, right: T) -> T {
-        left * right
+    fn combine(&self, mut left: T, right: T) -> T {
+        left *= right;
+        left
     }
     fn finish(&self, acc: T) -> T {
         acc
