@@ -11,6 +11,8 @@
 
 #[path = "../examples/support/lines.rs"]
 mod lines;
+#[path = "../examples/support/pythagorean.rs"]
+mod pythagorean;
 #[path = "../examples/support/sieve.rs"]
 mod sieve;
 mod workloads;

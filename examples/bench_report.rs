@@ -16,6 +16,8 @@
 
 #[path = "support/lines.rs"]
 mod lines;
+#[path = "support/pythagorean.rs"]
+mod pythagorean;
 #[path = "support/sieve.rs"]
 mod sieve;
 #[path = "../benches/workloads/mod.rs"]

@@ -6,8 +6,8 @@
 //!
 //! All three compute the same result over the same iteration space, so their times compare.
 //! Shared by `benches/comprehensions.rs` (criterion) and `examples/bench_report.rs` (the table in
-//! the README); both include this file and `examples/support/{lines,sieve}.rs` by path, as the
-//! modules `workloads`, `lines` and `sieve`.
+//! the README); both include this file and `examples/support/{lines,pythagorean,sieve}.rs` by
+//! path, as the modules `workloads`, `lines`, `pythagorean` and `sieve`.
 #![allow(dead_code)]
 
 use super::lines::{get_point_in_line, points_in_line, Line, Point};
@@ -61,34 +61,9 @@ pub fn pythagorean_n(size: Size) -> i32 {
     }
 }
 
-pub fn pythagorean_par(n: i32) -> Vec<(i32, i32, i32)> {
-    par![(x, y, z) | x <- 1..n, y <- x..n, z <- y..x + y, z < n, x * x + y * y == z * z]
-}
-
-pub fn pythagorean_seq(n: i32) -> Vec<(i32, i32, i32)> {
-    let mut out = Vec::new();
-    for x in 1..n {
-        for y in x..n {
-            for z in y..x + y {
-                if z < n && x * x + y * y == z * z {
-                    out.push((x, y, z));
-                }
-            }
-        }
-    }
-    out
-}
-
-pub fn pythagorean_rayon(n: i32) -> Vec<(i32, i32, i32)> {
-    (1..n)
-        .into_par_iter()
-        .flat_map_iter(|x| {
-            (x..n).flat_map(move |y| {
-                (y..x + y).filter(move |&z| z < n && x * x + y * y == z * z).map(move |z| (x, y, z))
-            })
-        })
-        .collect()
-}
+pub use super::pythagorean::{
+    by_comprehension as pythagorean_par, by_loops as pythagorean_seq, by_rayon as pythagorean_rayon,
+};
 
 // ---------------------------------------------------------------------------------------------
 // 2. Points of lines: one expansion, lengths skewed (most lines short, a few long).

@@ -96,3 +96,17 @@ fn plan_of(name: &str, input: TokenStream) -> Result<Plan, syn::Error> {
         Terminal::named(name).unwrap_or_else(|| panic!("`{name}!` is not a parcomp macro"));
     compile(input, terminal)
 }
+
+#[cfg(test)]
+mod test_support {
+    use crate::{compile, Terminal};
+    use proc_macro2::TokenStream;
+
+    /// Every error of compiling `input`, as `message\n= help: ...`.
+    pub(crate) fn errors(input: TokenStream) -> Vec<String> {
+        match compile(input, Terminal::Collect) {
+            Ok(_) => Vec::new(),
+            Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+        }
+    }
+}

@@ -341,16 +341,8 @@ fn quoted(names: &[String]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::{compile, Terminal};
-    use proc_macro2::TokenStream;
+    use crate::test_support::errors;
     use quote::quote;
-
-    fn errors(input: TokenStream) -> Vec<String> {
-        match compile(input, Terminal::Collect) {
-            Ok(_) => Vec::new(),
-            Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
-        }
-    }
 
     #[test]
     fn ranges_without_a_bound_are_errors_not_panics() {

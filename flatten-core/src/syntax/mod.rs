@@ -155,17 +155,9 @@ pub fn parse(input: TokenStream, errors: &mut Errors) -> Option<Comprehension> {
 
 #[cfg(test)]
 mod tests {
-    use crate::{compile, Terminal};
+    use crate::test_support::errors;
     use proc_macro2::TokenStream;
     use quote::quote;
-
-    /// Every error of compiling `input`, as `message\n= help: ...`.
-    fn errors(input: TokenStream) -> Vec<String> {
-        match compile(input, Terminal::Collect) {
-            Ok(_) => Vec::new(),
-            Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
-        }
-    }
 
     fn assert_one(input: TokenStream, message: &str, help: &str) {
         let errors = errors(input);
