@@ -20,12 +20,13 @@ use crate::site::Site;
 use crate::source::Source;
 use collect::CollectJob;
 use reduce::ReduceJob;
-use schedule::{run_level, Schedule};
+pub(crate) use schedule::{split, Schedule};
+use schedule::run_level;
 use std::sync::atomic::AtomicBool;
 
 /// The parallel schedule for a run started on this thread, if the backend is rayon and there is
 /// more than one thread to divide among.
-fn schedule(site: &'static Site) -> Option<Schedule> {
+pub(crate) fn schedule(site: &'static Site) -> Option<Schedule> {
     match Backend::current() {
         Backend::Sequential => None,
         Backend::Rayon => Schedule::current(site),

@@ -45,11 +45,11 @@ pub(super) const PARALLEL_SIZING: usize = 64 * 1024;
 
 /// How a run is divided among threads.
 #[derive(Clone, Copy)]
-pub(super) struct Schedule {
+pub(crate) struct Schedule {
     pub(super) site: &'static Site,
-    pub(super) threads: usize,
+    pub(crate) threads: usize,
     /// Split as finely as possible (see `with_eager_splitting`).
-    pub(super) eager: bool,
+    pub(crate) eager: bool,
 }
 
 impl Schedule {
@@ -62,7 +62,7 @@ impl Schedule {
     }
 
     /// How many ranges the parallel part of a level is cut into.
-    pub(super) fn ranges(self) -> usize {
+    pub(crate) fn ranges(self) -> usize {
         let per_thread = if self.eager { 4 * CHUNKS_PER_THREAD } else { CHUNKS_PER_THREAD };
         self.threads * per_thread
     }
@@ -246,7 +246,7 @@ where
 }
 
 /// Splits `range` into at most `parts` consecutive non-empty ranges of nearly equal length.
-pub(super) fn split(range: Range<usize>, parts: usize) -> Vec<Range<usize>> {
+pub(crate) fn split(range: Range<usize>, parts: usize) -> Vec<Range<usize>> {
     let len = range.end - range.start;
     let parts = parts.clamp(1, len.max(1));
     (0..parts)

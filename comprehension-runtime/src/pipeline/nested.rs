@@ -17,7 +17,6 @@
 
 use super::head::MapBody;
 use super::{Body, Comprehension, Descend, Driver, Folder, Reducer, Stage};
-use crate::backend::{eager_splitting, Backend};
 use crate::cpu::ReduceFolder;
 use crate::site::Site;
 use crate::source::Source;
@@ -27,8 +26,6 @@ use std::ops::{ControlFlow, Range};
 
 /// Inner spaces with at least this many elements are divided among the threads.
 const SPLIT_AT: usize = 1 << 15;
-/// Pieces per thread a divided inner space is cut into.
-const PIECES_PER_THREAD: usize = 8;
 
 /// The root of an inner comprehension: the contexts of the enclosing one.
 pub struct ContextRoot<C>(PhantomData<fn() -> C>);
@@ -84,17 +81,10 @@ where
         B: Body<Self::Item, Out = O>,
         D: Driver<O, P::Root>,
     {
-        let split = match Backend::current() {
-            Backend::Sequential => None,
-            Backend::Rayon => {
-                let threads = rayon::current_num_threads();
-                let eager = eager_splitting();
-                (threads > 1 || eager).then(|| Split {
-                    at: if eager { 2 } else { SPLIT_AT },
-                    pieces: threads * PIECES_PER_THREAD,
-                })
-            }
-        };
+        let split = crate::cpu::schedule(site).map(|schedule| Split {
+            at: if schedule.eager { 2 } else { SPLIT_AT },
+            pieces: schedule.ranges(),
+        });
         let enclosing = Enclosing {
             prev: self.prev,
             reducer: self.reducer,
@@ -193,7 +183,7 @@ where
         let (inner, reducer) = (&self.inner, &self.reducer);
         let acc = match inner.feed_bounded(ctx, split.at, &mut folder) {
             Ok(_) => folder.acc,
-            Err(children) => pieces(0..children, split.pieces)
+            Err(children) => crate::cpu::split(0..children, split.pieces)
                 .into_par_iter()
                 .with_max_len(1)
                 .map(|piece| {
@@ -206,13 +196,6 @@ where
         };
         self.reducer.finish(acc)
     }
-}
-
-/// `range` cut into at most `parts` consecutive ranges of nearly equal length.
-fn pieces(range: Range<usize>, parts: usize) -> Vec<Range<usize>> {
-    let len = range.end - range.start;
-    let parts = parts.clamp(1, len.max(1));
-    (0..parts).map(|k| range.start + len * k / parts..range.start + len * (k + 1) / parts).collect()
 }
 
 impl<C, Bi, R, B, V> Body<C> for NestBody<Bi, R, B, V>
