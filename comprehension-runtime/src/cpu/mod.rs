@@ -20,8 +20,8 @@ use crate::site::Site;
 use crate::source::Source;
 use collect::CollectJob;
 use reduce::ReduceJob;
-pub(crate) use schedule::{split, Schedule};
 use schedule::run_level;
+pub(crate) use schedule::{split, Schedule};
 use std::sync::atomic::AtomicBool;
 
 /// The parallel schedule for a run started on this thread, if the backend is rayon and there is
