@@ -113,3 +113,33 @@ pub fn with_eager_splitting<R>(f: impl FnOnce() -> R) -> R {
 pub(crate) fn eager_splitting() -> bool {
     EAGER.with(Cell::get)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backend_names() {
+        assert_eq!(Backend::from_name("seq"), Some(Backend::Sequential));
+        assert_eq!(Backend::from_name(" Sequential "), Some(Backend::Sequential));
+        assert_eq!(Backend::from_name("rayon"), Some(Backend::Rayon));
+        assert_eq!(Backend::from_name("cpu"), Some(Backend::Rayon));
+        assert_eq!(Backend::from_name("gpu"), None);
+        for &b in Backend::ALL {
+            assert_eq!(Backend::from_name(b.name()), Some(b));
+        }
+    }
+
+    #[test]
+    fn overrides_nest_and_restore() {
+        let outer = Backend::current();
+        with_backend(Backend::Sequential, || {
+            assert_eq!(Backend::current(), Backend::Sequential);
+            with_backend(Backend::Rayon, || assert_eq!(Backend::current(), Backend::Rayon));
+            assert_eq!(Backend::current(), Backend::Sequential);
+        });
+        assert_eq!(Backend::current(), outer);
+        let _ = std::panic::catch_unwind(|| with_backend(Backend::Sequential, || panic!("boom")));
+        assert_eq!(Backend::current(), outer);
+    }
+}
