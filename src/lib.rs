@@ -159,6 +159,6 @@ pub mod __rt {
     pub use comprehension_runtime::pipeline::{
         source, All, Any, CollectVec, Count, Fold, Max, Min, Product, Sum,
     };
-    pub use comprehension_runtime::source::{map, rev, size, step_by, zip};
+    pub use comprehension_runtime::source::{map, rev, step_by, zip};
     pub use comprehension_runtime::Site;
 }

@@ -34,11 +34,6 @@ pub trait Source {
     fn fetch(&self, index: usize) -> Self::Item;
 }
 
-/// The size of a source (used by emitted code for the size of a regular generator).
-pub fn size<S: Source + ?Sized>(source: &S) -> usize {
-    source.size()
-}
-
 impl<S: Source + ?Sized> Source for &S {
     type Item = S::Item;
     #[inline]

@@ -50,3 +50,17 @@ fn later_bindings_shadow_earlier_ones() {
     let code = emitted(quote!(x | x <- 0..3, x <- 0..x));
     assert!(code.contains(".map(|(_, x)| x)"), "{code}");
 }
+
+#[test]
+fn the_plan_names_nested_comprehensions() {
+    let plan =
+        compile(quote!((i, par_sum![v | v <- m.row(i)]) | i <- 0..m.len()), Terminal::Collect)
+            .unwrap_or_else(|e| panic!("{e}"));
+    let explained = plan.explain();
+    assert!(
+        explained.contains("nested   nested_0 = par_sum![v | v <- m.row(i)]  sum per element"),
+        "{explained}"
+    );
+    assert!(explained.contains("map      (i, nested_0)"), "{explained}");
+    assert!(explained.contains("collect  Vec in nested-loop order"), "{explained}");
+}

@@ -1,6 +1,6 @@
 //! `par_explain!`: the plan as a table a person can read.
 
-use super::{Plan, Prelude, StepKind};
+use super::{Plan, Prelude, StepKind, Terminal};
 use crate::text::text;
 use std::fmt::Write;
 
@@ -44,8 +44,20 @@ impl Plan {
             };
             rows.push((step.kind.name().into(), step.text.clone(), note));
         }
-        rows.push(("map".into(), text(&self.head), String::new()));
-        rows.push(("collect".into(), "Vec in nested-loop order".into(), String::new()));
+        // The nested comprehensions' results are named `nested_k` here, as in the head.
+        let mut head = text(&self.head);
+        for (k, nested) in self.nested.iter().enumerate() {
+            let inner = &nested.plan;
+            head = head.replace(&nested.name.to_string(), &format!("nested_{k}"));
+            rows.push((
+                "nested".into(),
+                format!("nested_{k} = {}![{}]", inner.terminal.macro_name(), inner.text),
+                format!("{} per element, inside this run", inner.terminal.describe()),
+            ));
+        }
+        rows.push(("map".into(), head, String::new()));
+        let last = if matches!(self.terminal, Terminal::Collect) { "collect" } else { "reduce" };
+        rows.push((last.into(), self.terminal.describe(), String::new()));
 
         let width = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
         let mut out = format!("{}![{}]\n", self.terminal.macro_name(), self.text);
