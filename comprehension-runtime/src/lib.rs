@@ -15,6 +15,8 @@
 
 mod backend;
 mod cpu;
+#[doc(hidden)]
+pub mod gpu;
 mod jagged;
 pub mod pipeline;
 pub mod segmented;

@@ -1,0 +1,147 @@
+//! The device trait: what the plan executor needs from a GPU API, and nothing more.
+//!
+//! OpenCL (`opencl/`) and CUDA (`cuda/`) each implement [`Device`]; everything above it —
+//! program assembly, the disk cache, the executor, the generic kernels — is shared. A device
+//! builds programs from the kernel dialect's source (or loads a binary it built before),
+//! allocates buffers, copies bytes to and from them, and launches kernels by name with
+//! buffers and integers as arguments, all in order on one queue.
+
+use std::any::Any;
+use std::fmt;
+
+/// What kind of failure a device call had.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceErrorKind {
+    /// No library, platform or device: the device cannot be used at all.
+    Unavailable,
+    /// The kernel compiler rejected a program (the message holds its log).
+    Build,
+    /// A buffer could not be allocated (device memory exhausted, or a buffer larger than the
+    /// device allows).
+    Alloc,
+    /// Copying to or from the device failed.
+    Transfer,
+    /// A kernel could not be launched or failed while running.
+    Launch,
+}
+
+/// A device call that failed, with the API's own words.
+#[derive(Clone, Debug)]
+pub struct DeviceError {
+    /// What failed.
+    pub kind: DeviceErrorKind,
+    /// The API, the call and its error, or the compiler's log.
+    pub message: String,
+}
+
+impl DeviceError {
+    pub(crate) fn new(kind: DeviceErrorKind, message: impl Into<String>) -> Self {
+        DeviceError { kind, message: message.into() }
+    }
+}
+
+impl fmt::Display for DeviceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for DeviceError {}
+
+/// Facts about a device that decide what runs on it and how its binaries are cached.
+#[derive(Clone, Debug)]
+pub struct DeviceInfo {
+    /// `opencl` or `cuda`.
+    pub api: &'static str,
+    /// The device's name, e.g. `NVIDIA H100` or `pthread-haswell-AMD EPYC`.
+    pub name: String,
+    /// The vendor.
+    pub vendor: String,
+    /// The platform (OpenCL) or compute capability (CUDA).
+    pub platform: String,
+    /// The driver's version: part of the key of cached binaries.
+    pub driver: String,
+    /// Whether this is a CPU device (PoCL): reports say their numbers describe a CPU.
+    pub is_cpu: bool,
+    /// Whether the device computes in `f64`.
+    pub fp64: bool,
+    /// Bytes of device memory.
+    pub global_memory: u64,
+    /// The largest single buffer, in bytes.
+    pub max_buffer: u64,
+    /// Parallel compute units.
+    pub compute_units: u32,
+}
+
+impl fmt::Display for DeviceInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} device `{}` ({}, driver {})", self.api, self.name, self.platform, self.driver)
+    }
+}
+
+/// Device memory: an opaque handle owned by the device implementation (freed on drop).
+pub struct Buffer {
+    pub(crate) raw: Box<dyn Any + Send + Sync>,
+    pub(crate) bytes: usize,
+}
+
+impl Buffer {
+    /// Its size in bytes.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
+impl fmt::Debug for Buffer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Buffer({} bytes)", self.bytes)
+    }
+}
+
+/// A built program: its kernels can be launched by name.
+pub trait Program: Send + Sync {
+    /// The binary the device built, to be cached on disk (`None` if the API cannot give one).
+    fn binary(&self) -> Option<Vec<u8>>;
+    /// For the device implementation to recover its own type.
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// One argument of a kernel launch.
+#[derive(Clone, Copy, Debug)]
+pub enum Arg<'a> {
+    /// A global buffer (`PC_GLOBAL T*`).
+    Buffer(&'a Buffer),
+    /// A `pc_u64`.
+    U64(u64),
+    /// A `pc_u32`.
+    U32(u32),
+}
+
+/// A GPU API, as the executor uses it. Calls are made in order on one queue; `read` waits for
+/// everything before it.
+pub trait Device: Send + Sync {
+    /// What the device is.
+    fn info(&self) -> &DeviceInfo;
+    /// Compiles `source` with `options`; a rejected program is a [`DeviceErrorKind::Build`]
+    /// error carrying the compiler's log.
+    fn build(&self, source: &str, options: &str) -> Result<Box<dyn Program>, DeviceError>;
+    /// Loads a binary that [`Program::binary`] gave for the same source and options.
+    fn load(&self, binary: &[u8], options: &str) -> Result<Box<dyn Program>, DeviceError>;
+    /// Allocates `bytes` bytes (at least one, so that no kernel ever gets a null buffer).
+    fn alloc(&self, bytes: usize) -> Result<Buffer, DeviceError>;
+    /// Copies `data` into `buffer` at byte `offset`.
+    fn write(&self, buffer: &Buffer, offset: usize, data: &[u8]) -> Result<(), DeviceError>;
+    /// Copies bytes of `buffer` from `offset` into `out`, after all work queued before.
+    fn read(&self, buffer: &Buffer, offset: usize, out: &mut [u8]) -> Result<(), DeviceError>;
+    /// Launches `kernel` over `items` work-items (rounded up to whole groups of `group`).
+    fn launch(
+        &self,
+        program: &dyn Program,
+        kernel: &str,
+        items: u64,
+        group: u32,
+        args: &[Arg<'_>],
+    ) -> Result<(), DeviceError>;
+    /// Waits until everything queued has finished.
+    fn finish(&self) -> Result<(), DeviceError>;
+}

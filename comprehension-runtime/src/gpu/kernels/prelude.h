@@ -1,0 +1,168 @@
+/* parcomp's kernel dialect: one C dialect that compiles as OpenCL C (1.2 and later) and as
+ * CUDA C++ (NVRTC). Every kernel parcomp runs, generic or generated from a comprehension,
+ * starts with this prelude; nothing else in a kernel names a dialect-specific construct.
+ *
+ * - types: pc_i8 ... pc_u64, pc_f32, pc_f64 (when PC_HAVE_F64 is defined), pc_bool (a byte,
+ *   0 or 1, as Rust stores bool);
+ * - PC_KERNEL, PC_FN, PC_GLOBAL, PC_LOCAL_ARRAY, PC_BARRIER, and the work-item indices;
+ * - PC_T(tag) / PC_OP(op, tag): the C type and the operation of a type tag (i32, f64, tup0,
+ *   ...), so that generated code written once over type classes (`#define T3 i32`) serves
+ *   every instantiation;
+ * - faults: the first failed check of a run (a division by zero, an index out of bounds) is
+ *   recorded in a global fault word with an atomic compare-and-swap, as Futhark's generated
+ *   code does; the host turns it into Rust's panic message after the run.
+ */
+#ifndef PC_PRELUDE_H
+#define PC_PRELUDE_H
+
+#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
+#define PC_OPENCL 1
+#elif defined(__CUDACC_RTC__) || defined(__CUDACC__)
+#define PC_CUDA 1
+#else
+#error "parcomp kernels compile as OpenCL C or CUDA C++"
+#endif
+
+/* ---- dialect ---------------------------------------------------------------------------- */
+
+#ifdef PC_OPENCL
+/* Rust never contracts a * b + c into a fused multiply-add; neither may the kernels. */
+#pragma OPENCL FP_CONTRACT OFF
+#ifdef PC_HAVE_F64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+typedef char pc_i8;
+typedef short pc_i16;
+typedef int pc_i32;
+typedef long pc_i64;
+typedef uchar pc_u8;
+typedef ushort pc_u16;
+typedef uint pc_u32;
+typedef ulong pc_u64;
+typedef float pc_f32;
+#ifdef PC_HAVE_F64
+typedef double pc_f64;
+#endif
+#define PC_KERNEL __kernel
+#define PC_FN
+#define PC_GLOBAL __global
+#define PC_LOCAL_ARRAY(type, name, n) __local type name[n]
+#define PC_BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+#define PC_GLOBAL_ID() ((pc_u64)get_global_id(0))
+#define PC_LOCAL_ID() ((pc_u32)get_local_id(0))
+#define PC_GROUP_ID() ((pc_u64)get_group_id(0))
+#define PC_LOCAL_SIZE() ((pc_u32)get_local_size(0))
+#define PC_NUM_GROUPS() ((pc_u64)get_num_groups(0))
+#define PC_ATOMIC_CAS_U32(p, cmp, val) atomic_cmpxchg((volatile PC_GLOBAL pc_u32 *)(p), (cmp), (val))
+#define PC_U64_C(x) x##UL
+/* Math functions are overloaded by argument type in OpenCL C. */
+#define PC_MATH32(f) f
+#define PC_MATH64(f) f
+#define PC_ISNAN(x) isnan(x)
+#define PC_ISINF(x) isinf(x)
+#define PC_SIGNBIT(x) signbit(x)
+#endif
+
+#ifdef PC_CUDA
+typedef signed char pc_i8;
+typedef short pc_i16;
+typedef int pc_i32;
+typedef long long pc_i64;
+typedef unsigned char pc_u8;
+typedef unsigned short pc_u16;
+typedef unsigned int pc_u32;
+typedef unsigned long long pc_u64;
+typedef float pc_f32;
+#ifdef PC_HAVE_F64
+typedef double pc_f64;
+#endif
+#define PC_KERNEL extern "C" __global__
+#define PC_FN __device__
+#define PC_GLOBAL
+#define PC_LOCAL_ARRAY(type, name, n) __shared__ type name[n]
+#define PC_BARRIER() __syncthreads()
+#define PC_GLOBAL_ID() ((pc_u64)blockIdx.x * (pc_u64)blockDim.x + (pc_u64)threadIdx.x)
+#define PC_LOCAL_ID() ((pc_u32)threadIdx.x)
+#define PC_GROUP_ID() ((pc_u64)blockIdx.x)
+#define PC_LOCAL_SIZE() ((pc_u32)blockDim.x)
+#define PC_NUM_GROUPS() ((pc_u64)gridDim.x)
+#define PC_ATOMIC_CAS_U32(p, cmp, val) atomicCAS((unsigned int *)(p), (cmp), (val))
+#define PC_U64_C(x) x##ULL
+/* CUDA names the single-precision functions with an `f` suffix. */
+#define PC_MATH32(f) f##f
+#define PC_MATH64(f) f
+#define PC_ISNAN(x) isnan(x)
+#define PC_ISINF(x) isinf(x)
+#define PC_SIGNBIT(x) signbit(x)
+#endif
+
+typedef pc_u8 pc_bool;
+
+/* ---- type tags ------------------------------------------------------------------------- */
+
+#define PC_CAT_(a, b) a##b
+#define PC_CAT(a, b) PC_CAT_(a, b)
+/* The C type of a tag: PC_T(i32) is pc_i32; with `#define T3 i32`, PC_T(T3) is pc_i32 too. */
+#define PC_T(tag) PC_CAT(pc_, tag)
+/* The operation `op` of a tag: PC_OP(add, T3) is pc_add_i32. */
+#define PC_OP_(op, tag) pc_##op##_##tag
+#define PC_OP(op, tag) PC_OP_(op, tag)
+/* A conversion: PC_CAST(T3, f64) is pc_cast_i32_f64. */
+#define PC_CAST_(from, to) pc_cast_##from##_##to
+#define PC_CAST(from, to) PC_CAST_(from, to)
+/* A float literal of a tag's type, parsed directly as that type (`0.1f` for f32, as Rust
+ * parses `0.1f32`; never a double rounded to float). */
+#define PC_FLIT_f32(v) v##f
+#define PC_FLIT_f64(v) v
+#define PC_FLIT_(tag, v) PC_FLIT_##tag(v)
+#define PC_FLIT(tag, v) PC_FLIT_(tag, v)
+/* An integer literal of a tag's type, given as an unsigned decimal or hexadecimal constant. */
+#define PC_ILIT(tag, v) ((PC_T(tag))PC_U64_C(v))
+
+/* ---- faults ---------------------------------------------------------------------------- */
+
+/* The fault word: u32[8] in global memory, zero when nothing went wrong.
+ *   [0] the fault code (PC_FAULT_*), set once by compare-and-swap: the first fault wins;
+ *   [1] where: the number of the check in the generated source (0 for generic kernels);
+ *   [2], [3] the first argument (low, high 32 bits); [4], [5] the second.
+ * Kernels return at once when [0] is set, so a run stops soon after its first fault. */
+typedef PC_GLOBAL pc_u32 *pc_fault_t;
+
+#define PC_FAULT_NONE 0u
+#define PC_FAULT_DIV_ZERO 1u        /* attempt to divide by zero */
+#define PC_FAULT_REM_ZERO 2u        /* attempt to calculate the remainder with a divisor of zero */
+#define PC_FAULT_DIV_OVERFLOW 3u    /* attempt to divide with overflow */
+#define PC_FAULT_REM_OVERFLOW 4u    /* attempt to calculate the remainder with overflow */
+#define PC_FAULT_INDEX 5u           /* index out of bounds: the len is a1 but the index is a0 */
+#define PC_FAULT_SIZE_OVERFLOW 6u   /* the sizes of a level sum to more than usize can count */
+#define PC_FAULT_RANGE_TOO_LONG 7u  /* a range has more elements than usize can count */
+#define PC_FAULT_STEP_ZERO 8u       /* step_by(0) */
+#define PC_FAULT_UNWRAP_NONE 9u     /* called `Option::unwrap()` on a `None` value */
+#define PC_FAULT_CLAMP 10u          /* clamp with min > max (a0, a1: the bounds' bits) */
+#define PC_FAULT_SIZE_CHANGED 11u   /* internal: a level produced other sizes than counted */
+
+PC_FN void pc_fault(pc_fault_t fault, pc_u32 code, pc_u32 where, pc_u64 a0, pc_u64 a1) {
+  if (PC_ATOMIC_CAS_U32(fault, 0u, code) == 0u) {
+    fault[1] = where;
+    fault[2] = (pc_u32)a0;
+    fault[3] = (pc_u32)(a0 >> 32);
+    fault[4] = (pc_u32)a1;
+    fault[5] = (pc_u32)(a1 >> 32);
+  }
+}
+
+/* Whether a fault has been recorded: kernels check this first and return at once. */
+#define PC_FAULTED(fault) (*(volatile PC_GLOBAL pc_u32 *)(fault) != 0u)
+
+/* `index` if it is below `len`; otherwise records an out-of-bounds fault and returns 0, so the
+ * read that follows stays inside the buffer (every buffer has room for at least one element)
+ * and its value is never used: the run's result is discarded. */
+PC_FN pc_u64 pc_index(pc_fault_t fault, pc_u32 where, pc_u64 index, pc_u64 len) {
+  if (index < len) {
+    return index;
+  }
+  pc_fault(fault, PC_FAULT_INDEX, where, index, len);
+  return 0;
+}
+
+#endif /* PC_PRELUDE_H */

@@ -1,0 +1,365 @@
+//! The device trait on OpenCL (opencl3, which loads `libOpenCL` at run time, so a build with
+//! the `opencl` feature links and runs on machines without OpenCL; the device is then absent).
+//!
+//! Devices are found on every platform with `CL_DEVICE_TYPE_ALL` (PoCL's CPU device counts);
+//! a GPU is preferred over an accelerator over a CPU, and `PARCOMP_OPENCL_DEVICE` picks a
+//! device whose name or platform contains the given text.
+
+use super::device::{Arg, Buffer, Device, DeviceError, DeviceErrorKind, DeviceInfo, Program};
+use opencl3::command_queue::CommandQueue;
+use opencl3::context::Context;
+use opencl3::device::{
+    Device as ClDevice, CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU,
+    CL_DEVICE_TYPE_GPU,
+};
+use opencl3::kernel::Kernel;
+use opencl3::memory::{Buffer as ClBuffer, ClMem, CL_MEM_READ_WRITE};
+use opencl3::platform::get_platforms;
+use opencl3::program::Program as ClProgram;
+use opencl3::types::{cl_device_id, CL_BLOCKING};
+use std::any::Any;
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::ptr;
+use std::sync::Mutex;
+
+/// An OpenCL device with its context and one in-order queue.
+pub(crate) struct OpenClDevice {
+    info: DeviceInfo,
+    id: cl_device_id,
+    context: Context,
+    queue: CommandQueue,
+}
+
+// SAFETY: OpenCL objects (context, queue, device id) may be used from any thread: the OpenCL
+// 1.1+ specification makes every API call thread-safe except `clSetKernelArg` on one kernel
+// object, which this module only calls with that kernel's mutex held (see `ClProgramOf`).
+unsafe impl Send for OpenClDevice {}
+// SAFETY: as above.
+unsafe impl Sync for OpenClDevice {}
+
+fn unavailable(message: impl Into<String>) -> DeviceError {
+    DeviceError::new(DeviceErrorKind::Unavailable, message)
+}
+
+fn api(kind: DeviceErrorKind, call: &str, error: impl std::fmt::Display) -> DeviceError {
+    DeviceError::new(kind, format!("OpenCL {call} failed: {error}"))
+}
+
+impl OpenClDevice {
+    /// Opens the preferred OpenCL device, or says why there is none: no OpenCL library, no
+    /// platform, no device, or none matching `PARCOMP_OPENCL_DEVICE`.
+    pub(crate) fn open() -> Result<OpenClDevice, DeviceError> {
+        if !cl3::is_opencl_runtime_available() {
+            return Err(unavailable(
+                "no OpenCL library: libOpenCL could not be loaded (install an OpenCL driver, or \
+                 PoCL: `apt-get install pocl-opencl-icd`)",
+            ));
+        }
+        let platforms = get_platforms().map_err(|e| {
+            unavailable(format!(
+                "no OpenCL platform: clGetPlatformIDs failed ({e}); is an ICD installed under \
+                 /etc/OpenCL/vendors?"
+            ))
+        })?;
+        if platforms.is_empty() {
+            return Err(unavailable(
+                "no OpenCL platform: libOpenCL loaded, but no driver is registered under \
+                 /etc/OpenCL/vendors",
+            ));
+        }
+        let wanted = std::env::var("PARCOMP_OPENCL_DEVICE").ok().filter(|w| !w.trim().is_empty());
+        let mut candidates: Vec<(u8, cl_device_id, String)> = Vec::new();
+        let mut seen = Vec::new();
+        for platform in &platforms {
+            let platform_name = platform.name().unwrap_or_else(|_| "unknown platform".into());
+            for id in platform.get_devices(CL_DEVICE_TYPE_ALL).unwrap_or_default() {
+                let device = ClDevice::new(id);
+                let name = device.name().unwrap_or_default();
+                seen.push(format!("`{name}` on `{platform_name}`"));
+                if let Some(wanted) = &wanted {
+                    let wanted = wanted.to_lowercase();
+                    if !name.to_lowercase().contains(&wanted)
+                        && !platform_name.to_lowercase().contains(&wanted)
+                    {
+                        continue;
+                    }
+                }
+                if !device.available().unwrap_or(false)
+                    || !device.compiler_available().unwrap_or(false)
+                {
+                    continue;
+                }
+                let kind = device.dev_type().unwrap_or(CL_DEVICE_TYPE_CPU);
+                let rank = if kind & CL_DEVICE_TYPE_GPU != 0 {
+                    0
+                } else if kind & CL_DEVICE_TYPE_ACCELERATOR != 0 {
+                    1
+                } else {
+                    2
+                };
+                candidates.push((rank, id, platform_name.clone()));
+            }
+        }
+        candidates.sort_by_key(|c| c.0);
+        let Some((_, id, platform_name)) = candidates.into_iter().next() else {
+            return Err(unavailable(match &wanted {
+                Some(w) => format!(
+                    "no available OpenCL device matches PARCOMP_OPENCL_DEVICE={w:?} (found: {})",
+                    if seen.is_empty() { "none".to_string() } else { seen.join(", ") }
+                ),
+                None => format!(
+                    "no available OpenCL device with a compiler on {} platform(s) (found: {})",
+                    platforms.len(),
+                    if seen.is_empty() { "none".to_string() } else { seen.join(", ") }
+                ),
+            }));
+        };
+        let device = ClDevice::new(id);
+        let context = Context::from_device(&device)
+            .map_err(|e| api(DeviceErrorKind::Unavailable, "clCreateContext", e))?;
+        #[allow(deprecated)]
+        let queue = CommandQueue::create_default(&context, 0)
+            .map_err(|e| api(DeviceErrorKind::Unavailable, "clCreateCommandQueue", e))?;
+        let extensions = device.extensions().unwrap_or_default();
+        let info = DeviceInfo {
+            api: "opencl",
+            name: device.name().unwrap_or_default().trim().to_string(),
+            vendor: device.vendor().unwrap_or_default().trim().to_string(),
+            platform: format!(
+                "{}, {}",
+                platform_name.trim(),
+                device.version().unwrap_or_default().trim()
+            ),
+            driver: device.driver_version().unwrap_or_default().trim().to_string(),
+            is_cpu: device.dev_type().unwrap_or(0) & CL_DEVICE_TYPE_CPU != 0,
+            fp64: extensions.contains("cl_khr_fp64")
+                || device.double_fp_config().map(|c| c != 0).unwrap_or(false),
+            global_memory: device.global_mem_size().unwrap_or(0),
+            max_buffer: device.max_mem_alloc_size().unwrap_or(0),
+            compute_units: device.max_compute_units().unwrap_or(1),
+        };
+        Ok(OpenClDevice { info, id, context, queue })
+    }
+}
+
+/// A built OpenCL program and its kernel objects, created on first launch.
+struct ClProgramOf {
+    program: ClProgram,
+    /// `clSetKernelArg` changes the kernel object, so a kernel is set up and enqueued with its
+    /// mutex held.
+    kernels: Mutex<HashMap<String, Kernel>>,
+    device: cl_device_id,
+}
+
+// SAFETY: the program object may be used from any thread (OpenCL 1.1+); kernel objects are
+// only touched with the `kernels` mutex held.
+unsafe impl Send for ClProgramOf {}
+// SAFETY: as above.
+unsafe impl Sync for ClProgramOf {}
+
+impl Program for ClProgramOf {
+    fn binary(&self) -> Option<Vec<u8>> {
+        let _ = self.device;
+        self.program.get_binaries().ok()?.into_iter().next().filter(|b| !b.is_empty())
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// Build options: the kernels follow Rust's floating-point semantics (no contraction, IEEE
+/// division and square root in single precision).
+const BUILD_OPTIONS: &str = "-cl-fp32-correctly-rounded-divide-sqrt";
+
+fn options(extra: &str) -> String {
+    if extra.is_empty() {
+        BUILD_OPTIONS.to_string()
+    } else {
+        format!("{BUILD_OPTIONS} {extra}")
+    }
+}
+
+impl Device for OpenClDevice {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn build(&self, source: &str, extra: &str) -> Result<Box<dyn Program>, DeviceError> {
+        let mut program = ClProgram::create_from_source(&self.context, source)
+            .map_err(|e| api(DeviceErrorKind::Build, "clCreateProgramWithSource", e))?;
+        if let Err(e) = program.build(&[self.id], &options(extra)) {
+            let log = program.get_build_log(self.id).unwrap_or_default();
+            return Err(DeviceError::new(
+                DeviceErrorKind::Build,
+                format!("the OpenCL compiler rejected the program ({e}):\n{}", log.trim()),
+            ));
+        }
+        Ok(Box::new(ClProgramOf { program, kernels: Mutex::default(), device: self.id }))
+    }
+
+    fn load(&self, binary: &[u8], extra: &str) -> Result<Box<dyn Program>, DeviceError> {
+        // SAFETY: `self.id` is the device of `self.context`.
+        let mut program =
+            unsafe { ClProgram::create_from_binary(&self.context, &[self.id], &[binary]) }
+                .map_err(|e| api(DeviceErrorKind::Build, "clCreateProgramWithBinary", e))?;
+        program
+            .build(&[self.id], &options(extra))
+            .map_err(|e| api(DeviceErrorKind::Build, "clBuildProgram (binary)", e))?;
+        Ok(Box::new(ClProgramOf { program, kernels: Mutex::default(), device: self.id }))
+    }
+
+    fn alloc(&self, bytes: usize) -> Result<Buffer, DeviceError> {
+        let bytes = bytes.max(1);
+        if bytes as u64 > self.info.max_buffer && self.info.max_buffer > 0 {
+            return Err(DeviceError::new(
+                DeviceErrorKind::Alloc,
+                format!(
+                    "a buffer of {bytes} bytes is larger than the device allows ({} bytes)",
+                    self.info.max_buffer
+                ),
+            ));
+        }
+        // SAFETY: no host pointer is passed, so OpenCL allocates the memory itself.
+        let buffer = unsafe {
+            ClBuffer::<u8>::create(
+                &self.context,
+                CL_MEM_READ_WRITE,
+                bytes,
+                ptr::null_mut::<c_void>(),
+            )
+        }
+        .map_err(|e| api(DeviceErrorKind::Alloc, &format!("clCreateBuffer of {bytes} bytes"), e))?;
+        Ok(Buffer { raw: Box::new(ClMemOf(buffer)), bytes })
+    }
+
+    fn write(&self, buffer: &Buffer, offset: usize, data: &[u8]) -> Result<(), DeviceError> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        check_range(buffer, offset, data.len())?;
+        let mem = mem_of(buffer);
+        // SAFETY: the write is blocking, so `data` outlives the copy; the range was checked to
+        // lie inside the buffer. The buffer handle is only read (`cl_mem` is a reference).
+        unsafe {
+            let raw = mem.0.get();
+            cl3::command_queue::enqueue_write_buffer(
+                self.queue.get(),
+                raw,
+                CL_BLOCKING,
+                offset,
+                data.len(),
+                data.as_ptr() as *const c_void,
+                0,
+                ptr::null(),
+            )
+            .map(|event| {
+                let _ = opencl3::event::Event::new(event);
+            })
+        }
+        .map_err(|e| api(DeviceErrorKind::Transfer, "clEnqueueWriteBuffer", e))
+    }
+
+    fn read(&self, buffer: &Buffer, offset: usize, out: &mut [u8]) -> Result<(), DeviceError> {
+        if out.is_empty() {
+            return Ok(());
+        }
+        check_range(buffer, offset, out.len())?;
+        let mem = mem_of(buffer);
+        // SAFETY: the read is blocking, so `out` outlives the copy; the range was checked.
+        unsafe { self.queue.enqueue_read_buffer(&mem.0, CL_BLOCKING, offset, out, &[]) }
+            .map(drop)
+            .map_err(|e| api(DeviceErrorKind::Transfer, "clEnqueueReadBuffer", e))
+    }
+
+    fn launch(
+        &self,
+        program: &dyn Program,
+        kernel: &str,
+        items: u64,
+        group: u32,
+        args: &[Arg<'_>],
+    ) -> Result<(), DeviceError> {
+        if items == 0 {
+            return Ok(());
+        }
+        let program = program
+            .as_any()
+            .downcast_ref::<ClProgramOf>()
+            .expect("parcomp internal error: an OpenCL launch of another API's program");
+        let mut kernels = program.kernels.lock().unwrap_or_else(|p| p.into_inner());
+        if !kernels.contains_key(kernel) {
+            let k = Kernel::create(&program.program, kernel).map_err(|e| {
+                api(DeviceErrorKind::Launch, &format!("clCreateKernel `{kernel}`"), e)
+            })?;
+            kernels.insert(kernel.to_string(), k);
+        }
+        let k = &kernels[kernel];
+        for (index, arg) in args.iter().enumerate() {
+            let index = index as u32;
+            // SAFETY: each argument is passed with the size of the C type the kernel declares
+            // for it: a `cl_mem` for `PC_GLOBAL` pointers, 8 bytes for `pc_u64`, 4 for
+            // `pc_u32` (the kernel signatures and the argument lists are written together).
+            let set = unsafe {
+                match arg {
+                    Arg::Buffer(b) => k.set_arg(index, &mem_of(b).0.get()),
+                    Arg::U64(v) => k.set_arg(index, v),
+                    Arg::U32(v) => k.set_arg(index, v),
+                }
+            };
+            set.map_err(|e| {
+                api(DeviceErrorKind::Launch, &format!("clSetKernelArg {index} of `{kernel}`"), e)
+            })?;
+        }
+        let group = group.max(1) as u64;
+        let global = items.div_ceil(group) * group;
+        let global = [global as usize];
+        let local = [group as usize];
+        // SAFETY: the kernel's arguments were all set above, with the mutex still held.
+        unsafe {
+            self.queue.enqueue_nd_range_kernel(
+                k.get(),
+                1,
+                ptr::null(),
+                global.as_ptr(),
+                local.as_ptr(),
+                &[],
+            )
+        }
+        .map(drop)
+        .map_err(|e| api(DeviceErrorKind::Launch, &format!("clEnqueueNDRangeKernel `{kernel}`"), e))
+    }
+
+    fn finish(&self) -> Result<(), DeviceError> {
+        self.queue.finish().map_err(|e| api(DeviceErrorKind::Launch, "clFinish", e))
+    }
+}
+
+/// The OpenCL memory object behind a [`Buffer`].
+struct ClMemOf(ClBuffer<u8>);
+
+// SAFETY: memory objects may be used from any thread (OpenCL 1.1+).
+unsafe impl Send for ClMemOf {}
+// SAFETY: as above.
+unsafe impl Sync for ClMemOf {}
+
+fn mem_of(buffer: &Buffer) -> &ClMemOf {
+    buffer
+        .raw
+        .downcast_ref::<ClMemOf>()
+        .expect("parcomp internal error: an OpenCL call with another API's buffer")
+}
+
+fn check_range(buffer: &Buffer, offset: usize, len: usize) -> Result<(), DeviceError> {
+    match offset.checked_add(len) {
+        Some(end) if end <= buffer.bytes => Ok(()),
+        _ => Err(DeviceError::new(
+            DeviceErrorKind::Transfer,
+            format!(
+                "parcomp internal error: a copy of {len} bytes at {offset} outside a buffer of {}",
+                buffer.bytes
+            ),
+        )),
+    }
+}

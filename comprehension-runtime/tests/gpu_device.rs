@@ -1,0 +1,36 @@
+//! The OpenCL device layer on its own: build, copy, launch, read back.
+#![cfg(feature = "opencl")]
+
+use comprehension_runtime::gpu::device::Arg;
+use comprehension_runtime::gpu::{opencl_device, PRELUDE};
+
+#[test]
+fn a_kernel_runs_and_its_output_reads_back() {
+    let device = opencl_device().expect("an OpenCL device (PoCL in CI)");
+    let source = format!(
+        "{PRELUDE}\nPC_KERNEL void twice(PC_GLOBAL pc_u64* out, pc_u64 n) {{\n  pc_u64 i = PC_GLOBAL_ID();\n  if (i < n) out[i] = 2 * i + 1;\n}}\n"
+    );
+    let program = device.build(&source, "").unwrap_or_else(|e| panic!("{e}"));
+    let n = 1000u64;
+    let buffer = device.alloc(n as usize * 8).unwrap();
+    device.launch(&*program, "twice", n, 256, &[Arg::Buffer(&buffer), Arg::U64(n)]).unwrap();
+    let mut bytes = vec![0u8; n as usize * 8];
+    device.read(&buffer, 0, &mut bytes).unwrap();
+    let values: Vec<u64> =
+        bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+    assert_eq!(values, (0..n).map(|i| 2 * i + 1).collect::<Vec<_>>());
+    println!("{}", device.info());
+}
+
+#[test]
+fn a_rejected_program_carries_the_compiler_log() {
+    let device = opencl_device().expect("an OpenCL device");
+    let source = format!(
+        "{PRELUDE}\nPC_KERNEL void broken(PC_GLOBAL pc_u64* out) {{ out[0] = undefined_name; }}\n"
+    );
+    let error = match device.build(&source, "") {
+        Ok(_) => panic!("built"),
+        Err(e) => e,
+    };
+    assert!(error.message.contains("undefined_name"), "{error}");
+}
