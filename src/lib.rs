@@ -136,11 +136,15 @@
 //! [`segmented`].
 
 pub use comprehension_macros::{
-    par, par_all, par_any, par_count, par_explain, par_max, par_min, par_product, par_reduce,
-    par_sum,
+    par, par_all, par_any, par_count, par_explain, par_fn, par_kernel, par_max, par_min,
+    par_product, par_reduce, par_sum,
 };
+pub use comprehension_runtime::gpu::{last_run_stats as gpu_stats, RunStats};
 pub use comprehension_runtime::segmented;
-pub use comprehension_runtime::{with_backend, Backend, Jagged, JaggedError, Rows, Source};
+pub use comprehension_runtime::{
+    backend, device_threshold, set_device_threshold, trace, with_backend, Backend, BackendReport,
+    Jagged, JaggedError, Rows, Source,
+};
 
 #[doc(hidden)]
 pub use comprehension_runtime::with_eager_splitting;
@@ -156,9 +160,33 @@ pub struct ReadmeDoctests;
 /// What the code emitted by the macros calls. Not a public API.
 #[doc(hidden)]
 pub mod __rt {
+    pub use comprehension_runtime::gpu::offload::probe::Probe;
+    pub use comprehension_runtime::gpu::offload::{par_fn_name, Offload};
+    pub use comprehension_runtime::gpu::offload::{
+        require_elements, require_jagged, require_output, require_range, require_scalar,
+        require_slice,
+    };
+    pub use comprehension_runtime::gpu::par_fn::{ParFn, ParFnEntry};
+    pub use comprehension_runtime::gpu::types::DeviceType;
+    pub use comprehension_runtime::inventory;
     pub use comprehension_runtime::pipeline::{
         source, All, Any, CollectVec, Count, Fold, Max, Min, Product, Sum,
     };
     pub use comprehension_runtime::source::{map, rev, step_by, zip};
     pub use comprehension_runtime::Site;
+
+    /// The static device plans the macro emits.
+    pub mod gpu {
+        pub use comprehension_runtime::gpu::plan::*;
+    }
+
+    /// The probes of the emitted code (imported with a glob: their methods answer by autoref
+    /// dispatch).
+    pub mod probe {
+        pub use comprehension_runtime::gpu::offload::probe::{
+            ElementsOnDevice, ElementsOnHost, JaggedOnDevice, JaggedOnHost, OutputOnDevice,
+            OutputOnHost, RangeOnDevice, RangeOnHost, ScalarOnDevice, ScalarOnHost,
+            ScalarRefOnDevice, SliceOnDevice, SliceOnHost,
+        };
+    }
 }

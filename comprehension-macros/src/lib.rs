@@ -66,3 +66,17 @@ pub fn par_reduce(input: TokenStream) -> TokenStream {
 pub fn par_explain(input: TokenStream) -> TokenStream {
     flatten_core::par_explain(input.into()).into()
 }
+
+/// `par_kernel![HEAD | QUALIFIERS]`: the kernel source the device runs for the comprehension,
+/// as a `&'static str`; nothing is run.
+#[proc_macro]
+pub fn par_kernel(input: TokenStream) -> TokenStream {
+    flatten_core::par_kernel(input.into()).into()
+}
+
+/// `#[par_fn]`: keeps the function as it is and also compiles it for the device, so that
+/// comprehensions running on a GPU can call it.
+#[proc_macro_attribute]
+pub fn par_fn(attr: TokenStream, item: TokenStream) -> TokenStream {
+    flatten_core::par_fn_attribute(attr.into(), item.into()).into()
+}

@@ -1,11 +1,23 @@
-//! Which engine runs a comprehension.
+//! Which engine runs a comprehension: the one place where the choice is made.
 //!
-//! The backend is chosen once per process from the `PARCOMP_BACKEND` environment variable and can
-//! be overridden for the current thread with [`with_backend`] (tests use this to run the same
-//! comprehension on every backend in one process).
+//! The choice is read once per process from `PARCOMP_BACKEND` and can be overridden for the
+//! current thread with [`with_backend`] (tests use this to run the same comprehension on every
+//! backend in one process). Without either, the *automatic* choice holds: a comprehension whose
+//! device half can run on the device does so when a device is present and the work is large
+//! enough ([`device_threshold`]); everything else runs on rayon.
+//!
+//! Every run goes through [`collect`] or [`reduce`] here, which place it, run it, and record
+//! where it ran and why (see [`crate::trace`]).
 
+use crate::cpu::CpuExecutor;
+use crate::gpu::{self, DeviceFailure, Offload};
+use crate::pipeline::{Body, Executor, Reducer};
+use crate::site::Site;
+use crate::source::Source;
+use crate::trace;
 use std::cell::Cell;
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 /// An engine that can run comprehensions and the segmented primitives.
@@ -14,26 +26,36 @@ pub enum Backend {
     /// Plain nested loops on the calling thread: the reference semantics every other backend is
     /// tested against. Selected with `PARCOMP_BACKEND=seq`.
     Sequential,
-    /// Every core, through rayon, in the caller's current thread pool (the default).
-    /// Selected with `PARCOMP_BACKEND=rayon` (or `cpu`).
+    /// Every core, through rayon, in the caller's current thread pool (the default for work
+    /// that does not go to a device). Selected with `PARCOMP_BACKEND=rayon` (or `cpu`).
     Rayon,
+    /// An OpenCL device (the `opencl` feature), for every comprehension that can run there;
+    /// the others run on rayon. Selected with `PARCOMP_BACKEND=opencl`.
+    OpenCl,
 }
 
 impl Backend {
     /// Every backend this build can run.
-    pub const ALL: &'static [Backend] = &[Backend::Sequential, Backend::Rayon];
+    pub const ALL: &'static [Backend] = if cfg!(feature = "opencl") {
+        &[Backend::Sequential, Backend::Rayon, Backend::OpenCl]
+    } else {
+        &[Backend::Sequential, Backend::Rayon]
+    };
 
     /// The backend in effect on this thread: a [`with_backend`] override, else the process-wide
-    /// choice from `PARCOMP_BACKEND`, else [`Backend::Rayon`].
+    /// choice from `PARCOMP_BACKEND`, else [`Backend::Rayon`] (the automatic choice, which
+    /// still places large device-capable comprehensions on a device when one is present: see
+    /// [`backend`]).
     pub fn current() -> Backend {
-        OVERRIDE.with(Cell::get).unwrap_or_else(process_default)
+        selection().unwrap_or(Backend::Rayon)
     }
 
-    /// The name accepted by `PARCOMP_BACKEND`.
+    /// The name accepted by `PARCOMP_BACKEND`, and printed by the trace.
     pub fn name(self) -> &'static str {
         match self {
             Backend::Sequential => "seq",
             Backend::Rayon => "rayon",
+            Backend::OpenCl => "opencl",
         }
     }
 
@@ -42,8 +64,14 @@ impl Backend {
         match name.trim().to_ascii_lowercase().as_str() {
             "seq" | "sequential" => Some(Backend::Sequential),
             "rayon" | "cpu" | "par" | "parallel" => Some(Backend::Rayon),
+            "opencl" | "ocl" => Some(Backend::OpenCl),
             _ => None,
         }
+    }
+
+    /// Whether this backend runs on a device.
+    pub fn is_device(self) -> bool {
+        matches!(self, Backend::OpenCl)
     }
 }
 
@@ -58,20 +86,28 @@ thread_local! {
     static EAGER: Cell<bool> = const { Cell::new(false) };
 }
 
-fn process_default() -> Backend {
-    static DEFAULT: OnceLock<Backend> = OnceLock::new();
-    *DEFAULT.get_or_init(|| match std::env::var("PARCOMP_BACKEND") {
-        Err(_) => Backend::Rayon,
-        Ok(value) if value.trim().is_empty() => Backend::Rayon,
-        Ok(value) => Backend::from_name(&value).unwrap_or_else(|| {
-            // Said once per process: an unknown name must not silently change the results'
-            // provenance, but it is no reason to abort the program either.
-            eprintln!(
-                "parcomp: PARCOMP_BACKEND={value:?} is not a backend this build knows \
-                 (seq, rayon); using rayon"
-            );
-            Backend::Rayon
-        }),
+/// The backend forced on this thread or for the process, if any (`None`: automatic).
+fn selection() -> Option<Backend> {
+    OVERRIDE.with(Cell::get).or_else(process_selection)
+}
+
+fn process_selection() -> Option<Backend> {
+    static SELECTION: OnceLock<Option<Backend>> = OnceLock::new();
+    *SELECTION.get_or_init(|| match std::env::var("PARCOMP_BACKEND") {
+        Err(_) => None,
+        Ok(value) if value.trim().is_empty() || value.trim().eq_ignore_ascii_case("auto") => None,
+        Ok(value) => match Backend::from_name(&value) {
+            Some(backend) => Some(backend),
+            None => {
+                // Said once per process: an unknown name must not silently change the results'
+                // provenance, but it is no reason to abort the program either.
+                eprintln!(
+                    "parcomp: PARCOMP_BACKEND={value:?} is not a backend this build knows \
+                     (seq, rayon, opencl, auto); choosing automatically"
+                );
+                None
+            }
+        },
     })
 }
 
@@ -109,9 +145,235 @@ pub fn with_eager_splitting<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// Whether [`with_eager_splitting`] is in effect on this thread.
-pub(crate) fn eager_splitting() -> bool {
-    EAGER.with(Cell::get)
+/// What runs host work (comprehensions not on a device, the segmented primitives).
+pub type HostExecutor = CpuExecutor;
+
+/// The host executor in effect on this thread: the sequential reference when it is selected,
+/// rayon otherwise.
+pub(crate) fn host_executor() -> HostExecutor {
+    match selection() {
+        Some(Backend::Sequential) => CpuExecutor::sequential(),
+        _ => CpuExecutor::rayon(EAGER.with(Cell::get)),
+    }
+}
+
+/// Whether host work on this thread may use the rayon pool (the segmented primitives ask).
+pub(crate) fn host_parallel() -> bool {
+    selection() != Some(Backend::Sequential)
+}
+
+/// The host backend a host executor stands for, for the record of a run.
+fn host_backend() -> Backend {
+    match selection() {
+        Some(Backend::Sequential) => Backend::Sequential,
+        _ => Backend::Rayon,
+    }
+}
+
+/// The least work (elements of the first two levels of the iteration space) that the
+/// automatic choice sends to a device: below it, the copies and launches cost more than the
+/// work. Set with `PARCOMP_DEVICE_MIN_WORK` or [`set_device_threshold`].
+pub fn device_threshold() -> u64 {
+    let set = THRESHOLD.load(Ordering::Relaxed);
+    if set != u64::MAX {
+        return set;
+    }
+    static FROM_ENV: OnceLock<u64> = OnceLock::new();
+    *FROM_ENV.get_or_init(|| {
+        std::env::var("PARCOMP_DEVICE_MIN_WORK")
+            .ok()
+            .and_then(|v| v.trim().replace('_', "").parse().ok())
+            .unwrap_or(DEFAULT_DEVICE_THRESHOLD)
+    })
+}
+
+/// Sets the threshold of [`device_threshold`] for the whole process.
+pub fn set_device_threshold(elements: u64) {
+    THRESHOLD.store(elements.min(u64::MAX - 1), Ordering::Relaxed);
+}
+
+static THRESHOLD: AtomicU64 = AtomicU64::new(u64::MAX);
+
+/// The default of [`device_threshold`]; see the README's measurements.
+pub const DEFAULT_DEVICE_THRESHOLD: u64 = 1 << 17;
+
+/// Where one run goes.
+enum Placement {
+    /// On the host, for this reason (`None`: a CPU backend was chosen).
+    Host(Option<String>),
+    /// On a device.
+    Device(Backend),
+}
+
+/// Decides where a comprehension runs. `work` estimates its size, and is only asked when the
+/// decision depends on it.
+fn place<T>(offload: &Offload<'_, T>, work: impl FnOnce() -> u64) -> Placement {
+    let forced = selection();
+    if let Some(Backend::Sequential | Backend::Rayon) = forced {
+        // An explicit choice of a CPU backend holds for every comprehension, `@gpu` ones too.
+        return Placement::Host(None);
+    }
+    if let Err(why) = offload.capable() {
+        return Placement::Host(Some(why));
+    }
+    let required = offload.required();
+    let backend = Backend::OpenCl;
+    if let Err(e) = gpu::device_for(backend) {
+        if forced == Some(backend) || required {
+            let who = if required {
+                "this comprehension is marked `@gpu`".to_string()
+            } else {
+                format!("PARCOMP_BACKEND={backend} (or with_backend) forces it")
+            };
+            panic!("parcomp: {who}, but there is no {backend} device: {e}");
+        }
+        gpu::say_once_why_not(&e);
+        return Placement::Host(Some(format!("no {backend} device: {e}")));
+    }
+    if forced != Some(backend) && !required {
+        let threshold = device_threshold();
+        let work = work();
+        if work < threshold {
+            return Placement::Host(Some(format!(
+                "too little work for the device ({work} elements < {threshold}, \
+                 PARCOMP_DEVICE_MIN_WORK)"
+            )));
+        }
+    }
+    Placement::Device(backend)
+}
+
+/// The work of a comprehension for [`place`]: the elements of its first level, plus those of
+/// its second when the first is small (counting them costs a loop over the first).
+fn estimate_work<S, B>(source: &S, body: &B) -> u64
+where
+    S: Source,
+    B: Body<S::Item>,
+{
+    let n = source.size() as u64;
+    let threshold = device_threshold();
+    if B::DEPTH == 0 || n >= threshold {
+        return n;
+    }
+    if let Some(fanout) = body.regular_fanout() {
+        return n.saturating_add(n.saturating_mul(fanout as u64));
+    }
+    (0..source.size()).fold(n, |sum, i| sum.saturating_add(body.fanout(&source.fetch(i)) as u64))
+}
+
+/// What to do when the device could not run a comprehension it was given.
+fn after_failure(site: &'static Site, backend: Backend, failure: &DeviceFailure) -> String {
+    if failure.fatal && (selection() == Some(backend)) {
+        panic!("parcomp: {site} could not run on {backend}: {}", failure.message);
+    }
+    if failure.fatal {
+        gpu::warn_once(site, backend, &failure.message);
+    }
+    format!("the device could not run it: {}", failure.message)
+}
+
+/// Runs a comprehension, gathering its outputs in nested-loop order, where [`place`] puts it.
+pub(crate) fn collect<S, B>(
+    site: &'static Site,
+    exec: HostExecutor,
+    offload: Offload<'_, B::Out>,
+    source: &S,
+    body: &B,
+) -> Vec<B::Out>
+where
+    S: Source + Sync,
+    S::Item: Clone + Send + Sync,
+    B: Body<S::Item>,
+{
+    let reason = match place(&offload, || estimate_work(source, body)) {
+        Placement::Host(reason) => reason,
+        Placement::Device(backend) => match gpu::collect(backend, site, &offload) {
+            Ok(out) => {
+                trace::ran(site, backend, None);
+                return out;
+            }
+            Err(failure) => Some(after_failure(site, backend, &failure)),
+        },
+    };
+    let out = exec.collect(site, source, body);
+    trace::ran(site, host_backend(), reason);
+    out
+}
+
+/// Runs a comprehension, reducing its outputs, where [`place`] puts it.
+pub(crate) fn reduce<S, B, R>(
+    site: &'static Site,
+    exec: HostExecutor,
+    offload: Offload<'_, B::Out>,
+    source: &S,
+    body: &B,
+    reducer: &R,
+) -> R::Acc
+where
+    S: Source + Sync,
+    S::Item: Clone + Send + Sync,
+    B: Body<S::Item>,
+    R: Reducer<B::Out>,
+{
+    let reason = match place(&offload, || estimate_work(source, body)) {
+        Placement::Host(reason) => reason,
+        Placement::Device(backend) => match gpu::reduce(backend, site, &offload, reducer) {
+            Ok(acc) => {
+                trace::ran(site, backend, None);
+                return acc;
+            }
+            Err(failure) => Some(after_failure(site, backend, &failure)),
+        },
+    };
+    let acc = exec.reduce(site, source, body, reducer);
+    trace::ran(site, host_backend(), reason);
+    acc
+}
+
+/// What runs comprehensions in this process, and why: the answer of [`backend`].
+#[derive(Clone, Debug)]
+pub struct BackendReport {
+    /// The backend forced by `PARCOMP_BACKEND` or [`with_backend`] on this thread, if any.
+    pub forced: Option<Backend>,
+    /// The device large device-capable comprehensions run on, if one is present.
+    pub device: Option<String>,
+    /// In words: what runs where, and why.
+    pub summary: String,
+}
+
+impl fmt::Display for BackendReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.summary)
+    }
+}
+
+/// What runs comprehensions started on this thread, and why.
+pub fn backend() -> BackendReport {
+    let forced = selection();
+    let device = gpu::device_for(Backend::OpenCl);
+    let device_name = device.as_ref().ok().map(|d| d.to_string());
+    let summary = match (forced, &device) {
+        (Some(Backend::Sequential), _) => {
+            "seq: every comprehension runs sequentially on the calling thread (forced)".into()
+        }
+        (Some(Backend::Rayon), _) => {
+            "rayon: every comprehension runs on the current rayon pool (forced)".into()
+        }
+        (Some(Backend::OpenCl), Ok(d)) => format!(
+            "opencl: every comprehension that can run on the device runs on {d} (forced); the \
+             others on rayon"
+        ),
+        (Some(Backend::OpenCl), Err(e)) => {
+            format!("opencl is forced, but there is no OpenCL device: {e}")
+        }
+        (None, Ok(d)) => format!(
+            "automatic: comprehensions that can run on the device run on {d} when they have at \
+             least {} elements (PARCOMP_DEVICE_MIN_WORK); the others on rayon",
+            device_threshold()
+        ),
+        (None, Err(e)) => format!("automatic: every comprehension runs on rayon ({e})"),
+    };
+    BackendReport { forced, device: device_name, summary }
 }
 
 #[cfg(test)]
@@ -124,6 +386,7 @@ mod tests {
         assert_eq!(Backend::from_name(" Sequential "), Some(Backend::Sequential));
         assert_eq!(Backend::from_name("rayon"), Some(Backend::Rayon));
         assert_eq!(Backend::from_name("cpu"), Some(Backend::Rayon));
+        assert_eq!(Backend::from_name("OpenCL"), Some(Backend::OpenCl));
         assert_eq!(Backend::from_name("gpu"), None);
         for &b in Backend::ALL {
             assert_eq!(Backend::from_name(b.name()), Some(b));

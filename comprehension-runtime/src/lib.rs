@@ -22,8 +22,15 @@ pub mod pipeline;
 pub mod segmented;
 mod site;
 pub mod source;
+pub mod trace;
 
-pub use backend::{with_backend, with_eager_splitting, Backend};
+pub use backend::{
+    backend, device_threshold, set_device_threshold, with_backend, with_eager_splitting, Backend,
+    BackendReport, DEFAULT_DEVICE_THRESHOLD,
+};
 pub use jagged::{Jagged, JaggedError, Rows};
 pub use site::Site;
+
+#[doc(hidden)]
+pub use inventory;
 pub use source::Source;

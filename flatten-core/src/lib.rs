@@ -1,26 +1,32 @@
 //! The comprehension compiler of [parcomp](https://docs.rs/parcomp), as an ordinary library.
 //!
 //! ```text
-//! tokens ──syntax──▶ Comprehension ──analysis──▶ Plan ──emit──▶ runtime calls
+//!                                                        ┌─▶ back/rust:   runtime calls
+//! tokens ──syntax──▶ Comprehension ──analysis──▶ Plan ──┤
+//!                                                        └─▶ back/kernel: kernel source
 //! ```
 //!
 //! - [`syntax`]: splits `HEAD | QUALIFIERS` at its top-level `|` and parses generators
 //!   (`PAT <- EXPR`), filters and `let`s;
-//! - [`analysis`]: scopes and dependencies, `Size`/`Fetch` of each generator, the regular case;
-//! - [`plan`]: the result, printable with [`plan::Plan::explain`];
-//! - [`emit`]: the plan as a chain of calls into `comprehension-runtime`.
+//! - [`analysis`]: scopes and dependencies, `Size`/`Fetch` of each generator, the regular case,
+//!   and the device form of every expression (or why it has none);
+//! - [`plan`]: the one IR every writer reads ([`plan::Compiled`]), printable with
+//!   [`plan::Compiled::explain`];
+//! - [`back`]: the writers — `back::rust` (the chain of calls into `comprehension-runtime`, with
+//!   the device half beside it) and `back::kernel` (the kernels, in parcomp's C dialect).
 //!
 //! Every stage collects all the errors it finds, each with a span and a help line, and the
 //! macro reports them together as `compile_error!`s.
 
 pub mod analysis;
-pub mod emit;
+pub mod back;
 pub mod error;
+pub mod par_fn;
 pub mod plan;
 pub mod syntax;
 mod text;
 
-pub use plan::{Plan, Terminal};
+pub use plan::{Compiled, Plan, Terminal};
 pub use text::text;
 
 use error::Errors;
@@ -33,7 +39,7 @@ pub fn runtime_path() -> TokenStream {
 }
 
 /// Compiles a comprehension to its plan, or every error found in it.
-pub fn compile(input: TokenStream, terminal: Terminal) -> Result<Plan, syn::Error> {
+pub fn compile(input: TokenStream, terminal: Terminal) -> Result<Compiled, syn::Error> {
     let mut errors = Errors::default();
     let input_text = text(&input);
     let plan = syntax::parse(input, &mut errors)
@@ -55,8 +61,8 @@ pub fn expand(name: &str, input: TokenStream) -> TokenStream {
         return TokenStream::new();
     }
     let markers = analysis::nested_macro_mentions(&input);
-    match plan_of(name, input) {
-        Ok(plan) => emit::emit(&plan, &runtime_path()),
+    match plan_of(name, input).and_then(require_device) {
+        Ok(compiled) => back::rust::emit(&compiled, &runtime_path()),
         Err(errors) => {
             // With the errors, still mention the nested macros, so that their imports do not
             // draw an extra "unused import" warning.
@@ -70,12 +76,61 @@ pub fn expand(name: &str, input: TokenStream) -> TokenStream {
 /// without running it.
 pub fn par_explain(input: TokenStream) -> TokenStream {
     match compile(input, Terminal::Collect) {
-        Ok(plan) => {
-            let explanation = plan.explain();
+        Ok(compiled) => {
+            let explanation = compiled.explain();
             quote! { #explanation }
         }
         Err(errors) => error::to_compile_errors(errors),
     }
+}
+
+/// `#[par_fn]`: keeps the function and makes it callable from device code (see [`par_fn`]).
+pub fn par_fn_attribute(attr: TokenStream, item: TokenStream) -> TokenStream {
+    par_fn::expand(attr, item, &runtime_path())
+}
+
+/// `par_kernel![HEAD | QUALIFIERS]`: the kernel source the device runs for the comprehension,
+/// as a `&'static str` (empty, with a comment saying why, when it cannot run on a device).
+pub fn par_kernel(input: TokenStream) -> TokenStream {
+    match compile(input, Terminal::Collect) {
+        Ok(compiled) => {
+            let source = kernel_source(&compiled);
+            quote! { #source }
+        }
+        Err(errors) => error::to_compile_errors(errors),
+    }
+}
+
+/// The generated kernel source of a compiled comprehension (functions, then kernels).
+pub fn kernel_source(compiled: &Compiled) -> String {
+    if let Some(why) = compiled.device.not_device.first() {
+        return format!("/* no kernels: the comprehension {} */\n", why.reason);
+    }
+    let root_range = match compiled.plan.steps.first().map(|s| &s.kind) {
+        Some(plan::StepKind::Root(form)) => analysis::device::generator::root_is_range(form),
+        _ => false,
+    };
+    let kernels = back::kernel::write(compiled, root_range);
+    format!("{}\n{}", kernels.functions, kernels.kernels)
+}
+
+/// Under `@gpu`, every reason the device cannot run the comprehension is an error at the
+/// offending tokens.
+fn require_device(compiled: Compiled) -> Result<Compiled, syn::Error> {
+    if !matches!(compiled.device.marker, plan::Marker::Gpu(_))
+        || compiled.device.not_device.is_empty()
+    {
+        return Ok(compiled);
+    }
+    let mut errors = Errors::default();
+    for why in &compiled.device.not_device {
+        errors.push(error::error(
+            why.span,
+            format!("this comprehension is marked `@gpu`, but it {}", why.reason),
+            &why.help,
+        ));
+    }
+    errors.finish(compiled)
 }
 
 /// Whether `input` is `@used`: the mention of a macro whose comprehension an enclosing one
@@ -87,10 +142,13 @@ fn is_use_marker(input: &TokenStream) -> bool {
 }
 
 /// The plan of the macro `name` of the family on `input`.
-fn plan_of(name: &str, input: TokenStream) -> Result<Plan, syn::Error> {
+fn plan_of(name: &str, input: TokenStream) -> Result<Compiled, syn::Error> {
     if name == "par_reduce" {
         let (op, identity, rest) = syntax::reduce_arguments(input)?;
-        return compile(rest, Terminal::Reduce { op: Box::new(op), identity: Box::new(identity) });
+        return compile(
+            rest,
+            Terminal::Reduce { op: Box::new(op), identity: Box::new(identity), device: None },
+        );
     }
     let terminal =
         Terminal::named(name).unwrap_or_else(|| panic!("`{name}!` is not a parcomp macro"));

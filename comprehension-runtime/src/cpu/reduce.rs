@@ -3,51 +3,9 @@
 
 use super::partition::Partitioned;
 use super::schedule::{probe, weighed_ranges, Job, Probe, Schedule, Shape};
-use crate::pipeline::{Folder, Reducer};
+use crate::pipeline::{ReduceFolder, Reducer};
 use rayon::prelude::*;
-use std::marker::PhantomData;
-use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicBool, Ordering};
-
-/// A [`Folder`] that reduces into an accumulator. With a `stop` flag, a reducer that can decide
-/// its result early (`par_any!`, `par_all!`) raises the flag when it has, and every folder
-/// sharing the flag stops at its next element.
-pub(crate) struct ReduceFolder<'a, T, R: Reducer<T>> {
-    reducer: &'a R,
-    pub(crate) acc: R::Acc,
-    stop: Option<&'a AtomicBool>,
-    item: PhantomData<fn(T)>,
-}
-
-impl<'a, T, R: Reducer<T>> ReduceFolder<'a, T, R> {
-    pub(crate) fn new(reducer: &'a R, stop: Option<&'a AtomicBool>) -> Self {
-        Self::with_acc(reducer, reducer.identity(), stop)
-    }
-
-    pub(crate) fn with_acc(reducer: &'a R, acc: R::Acc, stop: Option<&'a AtomicBool>) -> Self {
-        ReduceFolder { reducer, acc, stop, item: PhantomData }
-    }
-}
-
-impl<T, R: Reducer<T>> Folder<T> for ReduceFolder<'_, T, R> {
-    #[inline]
-    fn push(&mut self, item: T) -> ControlFlow<()> {
-        if R::EARLY_EXIT {
-            if let Some(stop) = self.stop {
-                if stop.load(Ordering::Relaxed) {
-                    return ControlFlow::Break(());
-                }
-            }
-        }
-        let flow = self.reducer.push(&mut self.acc, item);
-        if R::EARLY_EXIT && flow.is_break() {
-            if let Some(stop) = self.stop {
-                stop.store(true, Ordering::Relaxed);
-            }
-        }
-        flow
-    }
-}
+use std::sync::atomic::AtomicBool;
 
 /// Reduces the outputs of a split level.
 pub(super) struct ReduceJob<'a, R> {

@@ -19,7 +19,6 @@
 //!    one `Vec`; [`reduce`](super::reduce) combines accumulators left to right.
 
 use super::partition::{Children, Layout, Leaves, Partitioned};
-use crate::backend::eager_splitting;
 use crate::pipeline::{Body, Descend, Folder};
 use crate::site::Site;
 use crate::source::{Cloned, Source};
@@ -53,12 +52,31 @@ pub(crate) struct Schedule {
 }
 
 impl Schedule {
-    /// The schedule for a run started on this thread, or `None` when there is nothing to divide
-    /// (a pool of one thread): run sequentially.
-    pub(super) fn current(site: &'static Site) -> Option<Schedule> {
-        let schedule =
-            Schedule { site, threads: rayon::current_num_threads(), eager: eager_splitting() };
-        (schedule.threads > 1 || schedule.eager).then_some(schedule)
+    /// How many ranges the parallel part of a level is cut into.
+    pub(crate) fn ranges(self) -> usize {
+        Pool { threads: self.threads, eager: self.eager }.ranges()
+    }
+}
+
+/// The threads a run started on this thread can divide its work among.
+#[derive(Clone, Copy)]
+pub(crate) struct Pool {
+    pub(crate) threads: usize,
+    /// Split as finely as possible (see `with_eager_splitting`).
+    pub(crate) eager: bool,
+}
+
+impl Pool {
+    /// The caller's current rayon pool, or `None` when there is nothing to divide (a pool of
+    /// one thread, and no eager splitting): run sequentially.
+    pub(crate) fn current(eager: bool) -> Option<Pool> {
+        let pool = Pool { threads: rayon::current_num_threads(), eager };
+        (pool.threads > 1 || pool.eager).then_some(pool)
+    }
+
+    /// The schedule of a run of the comprehension written at `site`.
+    pub(crate) fn at(self, site: &'static Site) -> Schedule {
+        Schedule { site, threads: self.threads, eager: self.eager }
     }
 
     /// How many ranges the parallel part of a level is cut into.

@@ -1,8 +1,7 @@
 //! The sequential reference backend: nested loops on the calling thread.
 
 use super::output::reserve;
-use super::reduce::ReduceFolder;
-use crate::pipeline::{Body, Reducer};
+use crate::pipeline::{Body, ReduceFolder, Reducer};
 use crate::site::Site;
 use crate::source::Source;
 

@@ -2,18 +2,45 @@
 //!
 //! See `README.md` in this folder for how the pieces fit together.
 
+mod cache;
 pub mod device;
+mod executor;
+mod fault;
+mod infer;
+pub mod offload;
 #[cfg(feature = "opencl")]
 pub(crate) mod opencl;
+pub mod par_fn;
+pub mod plan;
+mod program;
+pub mod types;
 
-#[allow(unused_imports)]
-use device::{Device, DeviceError, DeviceErrorKind};
+pub use cache::entries as cache_entries;
+pub use executor::RunStats;
+pub use offload::{Offload, OutputCodec, OutputProbe};
+
+use crate::backend::Backend;
+use crate::pipeline::Reducer;
+use crate::site::Site;
+use device::{Device, DeviceError, DeviceErrorKind, DeviceInfo};
+use std::sync::atomic::{AtomicBool, Ordering};
+#[cfg(feature = "opencl")]
 use std::sync::OnceLock;
 
 /// The dialect prelude every kernel starts with.
 pub const PRELUDE: &str = include_str!("kernels/prelude.h");
 /// Rust's arithmetic, comparisons, casts and numeric methods for every primitive type.
 pub const SCALAR: &str = include_str!("kernels/scalar.h");
+
+/// Why a device did not run a comprehension it was given.
+#[derive(Clone, Debug)]
+pub(crate) struct DeviceFailure {
+    /// What went wrong, for the trace and for errors.
+    pub(crate) message: String,
+    /// A device error (a build, an allocation, a launch failed), as opposed to something the
+    /// device cannot express (a value it cannot represent): an error when the device is forced.
+    pub(crate) fatal: bool,
+}
 
 /// The process's OpenCL device, opened on first use.
 pub fn opencl_device() -> Result<&'static dyn Device, DeviceError> {
@@ -27,10 +54,332 @@ pub fn opencl_device() -> Result<&'static dyn Device, DeviceError> {
     }
     #[cfg(not(feature = "opencl"))]
     {
-        let _ = OnceLock::<()>::new;
         Err(DeviceError::new(
             DeviceErrorKind::Unavailable,
             "this build has no OpenCL support: enable the `opencl` feature of parcomp",
         ))
     }
+}
+
+/// The device of a device backend.
+pub(crate) fn device_for(backend: Backend) -> Result<&'static DeviceInfo, DeviceError> {
+    match backend {
+        Backend::OpenCl => opencl_device().map(Device::info),
+        other => Err(DeviceError::new(
+            DeviceErrorKind::Unavailable,
+            format!("{other} is not a device backend"),
+        )),
+    }
+}
+
+/// Says once per process, on stderr, why comprehensions run on the CPU although a GPU feature
+/// is on: no device was found.
+pub(crate) fn say_once_why_not(error: &DeviceError) {
+    static SAID: AtomicBool = AtomicBool::new(false);
+    if !SAID.swap(true, Ordering::Relaxed) {
+        eprintln!("parcomp: comprehensions run on rayon: {error}");
+    }
+}
+
+/// Says once per process, on stderr, that a device failed to run a comprehension and the CPU
+/// ran it instead.
+pub(crate) fn warn_once(site: &'static Site, backend: Backend, message: &str) {
+    static SAID: AtomicBool = AtomicBool::new(false);
+    if !SAID.swap(true, Ordering::Relaxed) {
+        eprintln!(
+            "parcomp: {site} could not run on {backend} and ran on rayon instead: {message} \
+             (further such failures are only traced: PARCOMP_TRACE=1)"
+        );
+    }
+}
+
+fn device_of(backend: Backend) -> Result<&'static dyn Device, DeviceFailure> {
+    match backend {
+        Backend::OpenCl => {
+            opencl_device().map_err(|e| DeviceFailure { message: e.to_string(), fatal: true })
+        }
+        other => {
+            Err(DeviceFailure { message: format!("{other} is not a device backend"), fatal: true })
+        }
+    }
+}
+
+thread_local! {
+    static LAST_STATS: std::cell::RefCell<Option<RunStats>> = const { std::cell::RefCell::new(None) };
+}
+
+/// What the last device run on this thread measured (for reports).
+pub fn last_run_stats() -> Option<RunStats> {
+    LAST_STATS.with(|s| s.borrow().clone())
+}
+
+/// Runs a comprehension's device half with `sink` receiving what its head delivers.
+fn run<T>(
+    backend: Backend,
+    site: &'static Site,
+    offload: &Offload<'_, T>,
+    sink: &mut dyn executor::TopSink,
+) -> Result<(), DeviceFailure> {
+    let cannot = |message: String| DeviceFailure { message, fatal: false };
+    let parts = offload.parts().ok_or_else(|| cannot("it has no device half".into()))?;
+    let (units, called) = resolve_par_fns(parts.par_fns).map_err(cannot)?;
+    if !cfg!(all(target_pointer_width = "64", target_endian = "little")) {
+        return Err(cannot("the device path needs a 64-bit little-endian host".into()));
+    }
+    let device = device_of(backend)?;
+    let info = device.info();
+    let captures: Vec<offload::HostData<'_>> = parts
+        .captures
+        .iter()
+        .map(|c| *c.as_ref().expect("a capable offload observed every capture"))
+        .collect();
+    let capture_types: Vec<types::TypeDesc> = captures
+        .iter()
+        .map(|c| match c {
+            offload::HostData::Scalar(v) => v.desc(),
+            offload::HostData::Slice(s) => s.desc(),
+            offload::HostData::Jagged(j) => j.desc(),
+            offload::HostData::Range(r) => r.desc(),
+            offload::HostData::Elements(e) => e.desc(),
+        })
+        .collect();
+    let root_type = match parts.root {
+        offload::HostData::Range(r) => r.desc(),
+        offload::HostData::Elements(e) => e.desc(),
+        _ => return Err(cannot("its first generator is not a range or a source".into())),
+    };
+    let signatures: Vec<(Vec<types::TypeDesc>, types::TypeDesc)> =
+        called.iter().map(|&u| units[u].signature.clone()).collect();
+    let observed = infer::Observations {
+        captures: &capture_types,
+        root: Some(root_type),
+        output: Some(parts.output.desc()),
+        par_fns: &signatures,
+    };
+    let types = infer::solve(parts.plan.classes, parts.plan.constraints, &observed)
+        .map_err(|e| cannot(format!("its types could not be solved on the device: {e}")))?;
+    let uses_f64 =
+        types.iter().chain(units.iter().flat_map(|u| &u.types)).any(types::TypeDesc::uses_f64);
+    if !info.fp64 && uses_f64 {
+        return Err(cannot(format!("it uses f64, which {info} does not have")));
+    }
+    let prelude = program::type_prelude(types.iter().chain(units.iter().flat_map(|u| &u.types)));
+    let mut faults: Vec<String> = parts.plan.faults.iter().map(|f| f.to_string()).collect();
+    let mut par_fn_source = String::new();
+    for (i, unit) in units.iter().enumerate() {
+        use std::fmt::Write as _;
+        let _ = writeln!(
+            par_fn_source,
+            "#define PCF_SELF pcf_{i}\n#define PCF_FAULT_BASE {}u",
+            faults.len()
+        );
+        for (k, &callee) in unit.callees.iter().enumerate() {
+            let _ = writeln!(par_fn_source, "#define PC_FN_{k} pcf_{callee}");
+        }
+        par_fn_source.push_str(&prelude.class_defines(&unit.types));
+        par_fn_source.push_str(unit.entry.source);
+        par_fn_source.push_str("#undef PCF_SELF\n#undef PCF_FAULT_BASE\n");
+        for k in 0..unit.callees.len() {
+            let _ = writeln!(par_fn_source, "#undef PC_FN_{k}");
+        }
+        par_fn_source.push_str(&program::class_undefs(unit.types.len()));
+        faults.extend(
+            unit.entry.faults.iter().map(|f| format!("{f}` in `#[par_fn] {}", unit.entry.path)),
+        );
+    }
+    let mut classes = prelude.class_defines(&types);
+    for (k, &u) in called.iter().enumerate() {
+        use std::fmt::Write as _;
+        let _ = writeln!(classes, "#define PC_FN_{k} pcf_{u}");
+    }
+    let source =
+        program::comprehension_source(parts.plan, &prelude, &par_fn_source, &classes, info.fp64);
+    // One run on the device at a time: the queue is shared, and the device's memory too.
+    static RUNS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = RUNS.lock().unwrap_or_else(|p| p.into_inner());
+    let compile_start = std::time::Instant::now();
+    let fatal = |e: DeviceError| DeviceFailure { message: e.to_string(), fatal: true };
+    let generic = program::build(device, &program::generic_source(info.fp64)).map_err(fatal)?;
+    let built = program::build(device, &source).map_err(fatal)?;
+    let compile = compile_start.elapsed();
+    let live = std::cell::Cell::new(0);
+    let mut session = executor::Session::new(
+        device,
+        built,
+        generic,
+        parts.plan,
+        site,
+        types,
+        faults,
+        backend.name(),
+        &live,
+    );
+    session.stats.compile = compile;
+    session.upload(&captures, parts.root)?;
+    let result = session.run(sink);
+    let stats = session.stats.clone();
+    LAST_STATS.with(|s| *s.borrow_mut() = Some(stats));
+    result
+}
+
+/// The values of a `par!`, chunk after chunk.
+struct CollectSink<T> {
+    out: Vec<T>,
+    codec: OutputCodec<T>,
+}
+
+impl<T> executor::TopSink for CollectSink<T> {
+    fn values(&mut self, bytes: &[u8], layout: &types::ColumnLayout, count: usize) {
+        self.out.extend(self.codec.read_all(bytes, layout, count));
+    }
+
+    fn partial(&mut self, _: &[u8], _: &types::ColumnLayout, _: plan::ReduceKind) {
+        unreachable!("a par! has no partial results")
+    }
+}
+
+/// A reduction's partial results, combined in order.
+struct ReduceSink<'r, T, R: Reducer<T>> {
+    reducer: &'r R,
+    codec: OutputCodec<T>,
+    acc: Option<R::Acc>,
+    decided: bool,
+    refused: bool,
+}
+
+impl<T, R: Reducer<T>> executor::TopSink for ReduceSink<'_, T, R> {
+    fn values(&mut self, _: &[u8], _: &types::ColumnLayout, _: usize) {
+        unreachable!("a reduction delivers partial results")
+    }
+
+    fn partial(&mut self, bytes: &[u8], layout: &types::ColumnLayout, kind: plan::ReduceKind) {
+        use crate::pipeline::DevicePartial;
+        let partial = match kind {
+            plan::ReduceKind::Value => DevicePartial::Value(self.codec.read_one(bytes, layout, 0)),
+            plan::ReduceKind::Optional => {
+                DevicePartial::Optional(self.codec.read_option(bytes, layout, 0))
+            }
+            plan::ReduceKind::Count => DevicePartial::Count(u64::from_le_bytes(
+                bytes[..8].try_into().expect("a count is 8 bytes"),
+            )),
+            plan::ReduceKind::Flag { stop } => {
+                let flag = bytes[0] != 0;
+                if flag == stop {
+                    self.decided = true;
+                }
+                DevicePartial::Flag(flag)
+            }
+        };
+        match self.reducer.from_device(partial) {
+            Some(part) => {
+                self.acc = Some(match self.acc.take() {
+                    Some(acc) => self.reducer.combine(acc, part),
+                    None => part,
+                });
+            }
+            None => {
+                self.refused = true;
+                self.decided = true;
+            }
+        }
+    }
+
+    fn decided(&self) -> bool {
+        self.decided
+    }
+}
+
+/// Runs a comprehension's device half on `backend`'s device, gathering its outputs.
+pub(crate) fn collect<T>(
+    backend: Backend,
+    site: &'static Site,
+    offload: &Offload<'_, T>,
+) -> Result<Vec<T>, DeviceFailure> {
+    let codec = offload
+        .parts()
+        .map(|p| p.output)
+        .ok_or_else(|| DeviceFailure { message: "it has no device half".into(), fatal: false })?;
+    let mut sink = CollectSink { out: Vec::new(), codec };
+    run(backend, site, offload, &mut sink)?;
+    Ok(sink.out)
+}
+
+/// Runs a comprehension's device half on `backend`'s device, reducing its outputs.
+pub(crate) fn reduce<T, R: Reducer<T>>(
+    backend: Backend,
+    site: &'static Site,
+    offload: &Offload<'_, T>,
+    reducer: &R,
+) -> Result<R::Acc, DeviceFailure> {
+    let codec = offload
+        .parts()
+        .map(|p| p.output)
+        .ok_or_else(|| DeviceFailure { message: "it has no device half".into(), fatal: false })?;
+    let mut sink = ReduceSink { reducer, codec, acc: None, decided: false, refused: false };
+    run(backend, site, offload, &mut sink)?;
+    if sink.refused {
+        return Err(DeviceFailure {
+            message: "its reducer does not run on a device".into(),
+            fatal: false,
+        });
+    }
+    Ok(sink.acc.unwrap_or_else(|| reducer.identity()))
+}
+
+/// A `#[par_fn]` a comprehension calls (directly or through another), ready to be put into
+/// its program.
+struct ParFnUnit {
+    entry: &'static par_fn::ParFnEntry,
+    /// Its callees, as indices into the list of units.
+    callees: Vec<usize>,
+    signature: (Vec<types::TypeDesc>, types::TypeDesc),
+    /// Its classes' types.
+    types: Vec<types::TypeDesc>,
+}
+
+/// The `#[par_fn]`s called by paths `names`, and those they call: callees before callers. Also
+/// the unit of each name. A function that is not marked, or that calls itself (OpenCL C has no
+/// recursion), is a reason to stay on the CPU.
+fn resolve_par_fns(names: &[&'static str]) -> Result<(Vec<ParFnUnit>, Vec<usize>), String> {
+    fn visit(
+        path: &'static str,
+        units: &mut Vec<ParFnUnit>,
+        index: &mut std::collections::HashMap<&'static str, Option<usize>>,
+    ) -> Result<usize, String> {
+        match index.get(path) {
+            Some(Some(done)) => return Ok(*done),
+            Some(None) => {
+                return Err(format!("`{path}` calls itself, and device code cannot recurse"))
+            }
+            None => {}
+        }
+        let entry = par_fn::find(path)
+            .ok_or_else(|| format!("it calls `{path}`, which is not marked `#[par_fn]`"))?;
+        index.insert(path, None);
+        let callees = (entry.callees)()
+            .into_iter()
+            .map(|callee| visit(callee, units, index))
+            .collect::<Result<Vec<usize>, String>>()?;
+        let signature = (entry.signature)();
+        let mut observations: Vec<types::TypeDesc> = signature.0.clone();
+        observations.push(signature.1.clone());
+        let callee_signatures: Vec<(Vec<types::TypeDesc>, types::TypeDesc)> =
+            callees.iter().map(|&c| units[c].signature.clone()).collect();
+        let observed = infer::Observations {
+            captures: &observations,
+            root: None,
+            output: None,
+            par_fns: &callee_signatures,
+        };
+        let types = infer::solve(entry.classes, entry.constraints, &observed)
+            .map_err(|e| format!("the types of `#[par_fn] {path}` could not be solved: {e}"))?;
+        units.push(ParFnUnit { entry, callees, signature, types });
+        index.insert(path, Some(units.len() - 1));
+        Ok(units.len() - 1)
+    }
+    let mut units = Vec::new();
+    let mut index = std::collections::HashMap::new();
+    let called =
+        names.iter().map(|&n| visit(n, &mut units, &mut index)).collect::<Result<_, _>>()?;
+    Ok((units, called))
 }

@@ -1,8 +1,14 @@
-//! The head of a comprehension (`map`) and the terminal that runs it (`collect`).
+//! The head of a comprehension (`map`) and the terminals that run it (`collect`, `reduce`).
+//!
+//! A terminal hands the driven pipeline to `crate::backend`, which runs it on the host
+//! executor in effect, or runs the comprehension's device half ([`Offload`]) on a device.
 
 use super::{Body, Descend, Driver, Folder, Reducer, Rooted, Stage};
+use crate::backend::HostExecutor;
+use crate::gpu::{Offload, OutputProbe};
 use crate::site::Site;
 use crate::source::Source;
+use std::marker::PhantomData;
 use std::ops::{ControlFlow, Range};
 
 /// A comprehension with its head: ready to run.
@@ -25,16 +31,38 @@ where
     H: Fn(P::Item) -> T + Sync,
     T: Send,
 {
-    /// Runs the comprehension on the current backend and returns its elements in nested-loop
-    /// order.
+    /// Runs the comprehension on the host backend in effect and returns its elements in
+    /// nested-loop order.
     pub fn collect(self) -> Vec<T> {
-        self.stage.drive(self.site, MapBody { head: self.head }, Collect)
+        self.collect_on(Offload::host_only("no device half was given"))
     }
 
-    /// Runs the comprehension on the current backend, combining its elements with `reducer`.
+    /// Runs the comprehension on the backend in effect — its device half `offload` on a device
+    /// when the backend places it there — and returns its elements in nested-loop order.
+    pub fn collect_on(self, offload: Offload<'_, T>) -> Vec<T> {
+        let exec = crate::backend::host_executor();
+        self.stage.drive(self.site, MapBody { head: self.head }, Collect { offload, exec })
+    }
+
+    /// Runs the comprehension on the host backend in effect, combining its elements with
+    /// `reducer`.
     pub fn reduce_with<R: Reducer<T>>(self, reducer: R) -> R::Result {
-        let acc = self.stage.drive(self.site, MapBody { head: self.head }, Reduce(&reducer));
+        self.reduce_on(reducer, Offload::host_only("no device half was given"))
+    }
+
+    /// Runs the comprehension on the backend in effect (see [`collect_on`](Self::collect_on)),
+    /// combining its elements with `reducer`.
+    pub fn reduce_on<R: Reducer<T>>(self, reducer: R, offload: Offload<'_, T>) -> R::Result {
+        let exec = crate::backend::host_executor();
+        let driver = Reduce { reducer: &reducer, offload, exec };
+        let acc = self.stage.drive(self.site, MapBody { head: self.head }, driver);
         reducer.finish(acc)
+    }
+
+    /// The type of the elements, for the emitted code to ask (by autoref dispatch) whether
+    /// the device can represent them.
+    pub fn output_probe(&self) -> OutputProbe<T> {
+        OutputProbe(PhantomData)
     }
 }
 
@@ -110,10 +138,18 @@ where
 }
 
 /// The terminal that gathers the outputs into a `Vec`, in nested-loop order.
-pub struct Collect;
+pub struct Collect<'a, T> {
+    offload: Offload<'a, T>,
+    exec: HostExecutor,
+}
 
-impl<T: Send> Driver<T, Rooted> for Collect {
+impl<T: Send> Driver<T, Rooted> for Collect<'_, T> {
     type Output = Vec<T>;
+    type Exec = HostExecutor;
+
+    fn executor(&self) -> HostExecutor {
+        self.exec
+    }
 
     fn run<S, B>(self, site: &'static Site, source: S, body: B) -> Vec<T>
     where
@@ -121,7 +157,7 @@ impl<T: Send> Driver<T, Rooted> for Collect {
         S::Item: Clone + Send + Sync,
         B: Body<S::Item, Out = T>,
     {
-        crate::cpu::collect(site, &source, &body)
+        crate::backend::collect(site, self.exec, self.offload, &source, &body)
     }
 
     fn run_nested<B: Body<Rooted, Out = T>>(self, _: &'static Site, _: B) -> Vec<T> {
@@ -130,10 +166,19 @@ impl<T: Send> Driver<T, Rooted> for Collect {
 }
 
 /// The terminal that reduces the outputs (returns the accumulator; the caller finishes it).
-pub struct Reduce<'a, R>(pub &'a R);
+pub struct Reduce<'a, 'r, T, R> {
+    reducer: &'r R,
+    offload: Offload<'a, T>,
+    exec: HostExecutor,
+}
 
-impl<T: Send, R: Reducer<T>> Driver<T, Rooted> for Reduce<'_, R> {
+impl<T: Send, R: Reducer<T>> Driver<T, Rooted> for Reduce<'_, '_, T, R> {
     type Output = R::Acc;
+    type Exec = HostExecutor;
+
+    fn executor(&self) -> HostExecutor {
+        self.exec
+    }
 
     fn run<S, B>(self, site: &'static Site, source: S, body: B) -> R::Acc
     where
@@ -141,7 +186,7 @@ impl<T: Send, R: Reducer<T>> Driver<T, Rooted> for Reduce<'_, R> {
         S::Item: Clone + Send + Sync,
         B: Body<S::Item, Out = T>,
     {
-        crate::cpu::reduce(site, &source, &body, self.0)
+        crate::backend::reduce(site, self.exec, self.offload, &source, &body, self.reducer)
     }
 
     fn run_nested<B: Body<Rooted, Out = T>>(self, _: &'static Site, _: B) -> R::Acc {

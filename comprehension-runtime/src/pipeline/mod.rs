@@ -5,8 +5,8 @@
 //! [`Stage`]s. When a terminal (`collect`) is called, the chain is *driven*: each stage wraps
 //! the [`Body`] built so far and hands it to the stage before it, so that at the root the body
 //! reads inside-out — "for one element of this level, run everything below it". The executor
-//! in [`crate::cpu`] then decides, knowing every level's size function, where to split the
-//! iteration space across threads, while the levels below the split run as fused nested loops.
+//! then decides, knowing every level's size function, where to split the iteration space
+//! across threads, while the levels below the split run as fused nested loops.
 
 mod bind;
 mod expand;
@@ -21,7 +21,10 @@ pub use expand::{ElementMap, Expand, ExpandBody, Generator, Identity, Invariant}
 pub use filter::{Filter, FilterBody};
 pub use head::{Collect, Comprehension, MapBody, Reduce};
 pub use nested::{ContextRoot, Enclosing, NestBody, Nested};
-pub use reduce::{All, Any, CollectVec, Count, Fold, Max, Min, Product, Reducer, Sum};
+pub(crate) use reduce::ReduceFolder;
+pub use reduce::{
+    All, Any, CollectVec, Count, DevicePartial, Fold, Max, Min, Product, Reducer, Sum,
+};
 pub use root::{source, Root};
 
 use crate::site::Site;
@@ -162,6 +165,37 @@ pub trait Descend<Out> {
         B: Body<C, Out = Out>;
 }
 
+/// The executor boundary: what runs a driven comprehension on the host. The CPU backends
+/// implement it (the sequential reference and rayon); `crate::backend` picks one for each run.
+pub trait Executor: Copy + Send + Sync {
+    /// Runs `body` for every element of `source`, gathering the outputs in nested-loop order.
+    fn collect<S, B>(self, site: &'static Site, source: &S, body: &B) -> Vec<B::Out>
+    where
+        S: Source + Sync,
+        S::Item: Clone + Send + Sync,
+        B: Body<S::Item>;
+
+    /// Runs `body` for every element of `source`, reducing the outputs.
+    fn reduce<S, B, R>(self, site: &'static Site, source: &S, body: &B, reducer: &R) -> R::Acc
+    where
+        S: Source + Sync,
+        S::Item: Clone + Send + Sync,
+        B: Body<S::Item>,
+        R: Reducer<B::Out>;
+
+    /// For a nested comprehension: the size from which one inner space is divided among
+    /// threads ([`Executor::reduce_children`]), or `None` if it never is.
+    fn divide_inner_from(self) -> Option<usize>;
+
+    /// Reduces the subtrees of children `0..children` of `ctx` (an inner space too large for
+    /// one thread), combining the parts in order.
+    fn reduce_children<C, B, R>(self, body: &B, ctx: &C, children: usize, reducer: &R) -> R::Acc
+    where
+        C: Clone + Send + Sync,
+        B: Body<C>,
+        R: Reducer<B::Out>;
+}
+
 /// The root of a pipeline that starts with a source (a comprehension of its own), as opposed
 /// to one that starts from the contexts of an enclosing comprehension ([`ContextRoot`]).
 pub struct Rooted;
@@ -175,6 +209,11 @@ pub struct Rooted;
 pub trait Driver<Out: Send, Root> {
     /// The result.
     type Output;
+    /// What runs the comprehension on the host.
+    type Exec: Executor;
+
+    /// The host executor of this run (nested comprehensions divide large inner spaces with it).
+    fn executor(&self) -> Self::Exec;
 
     /// Runs `body` for every element of `source` (a pipeline rooted at a source).
     fn run<S, B>(self, site: &'static Site, source: S, body: B) -> Self::Output

@@ -16,16 +16,11 @@
 //! enclosing chain with a [`NestBody`] holding both.
 
 use super::head::MapBody;
-use super::{Body, Comprehension, Descend, Driver, Folder, Reducer, Stage};
-use crate::cpu::ReduceFolder;
+use super::{Body, Comprehension, Descend, Driver, Executor, Folder, ReduceFolder, Reducer, Stage};
 use crate::site::Site;
 use crate::source::Source;
-use rayon::prelude::*;
 use std::marker::PhantomData;
 use std::ops::{ControlFlow, Range};
-
-/// Inner spaces with at least this many elements are divided among the threads.
-const SPLIT_AT: usize = 1 << 15;
 
 /// The root of an inner comprehension: the contexts of the enclosing one.
 pub struct ContextRoot<C>(PhantomData<fn() -> C>);
@@ -81,43 +76,43 @@ where
         B: Body<Self::Item, Out = O>,
         D: Driver<O, P::Root>,
     {
-        let split = crate::cpu::schedule(site).map(|schedule| Split {
-            at: if schedule.eager { 2 } else { SPLIT_AT },
-            pieces: schedule.ranges(),
-        });
+        let exec = driver.executor();
         let enclosing = Enclosing {
             prev: self.prev,
             reducer: self.reducer,
             next: body,
             driver,
-            split,
+            split: exec.divide_inner_from().map(|at| Split { at, exec }),
             inner_out: PhantomData,
         };
         self.inner.stage.drive(site, MapBody::new(self.inner.head), enclosing)
     }
 }
 
-/// When to divide a large inner space among the threads.
+/// When and how to divide a large inner space among the threads.
 #[derive(Clone, Copy)]
-struct Split {
+pub struct Split<E> {
     /// Inner spaces with at least this many elements (at their first generator) are divided.
     at: usize,
-    /// Into this many pieces.
-    pieces: usize,
+    /// By this executor.
+    exec: E,
 }
 
 /// The driver an inner comprehension's chain ends at: it receives the inner body and drives the
 /// enclosing chain with a [`NestBody`].
-pub struct Enclosing<P, R, B, D, V> {
+pub struct Enclosing<P, R, B, D: Driver<O, P::Root>, V, O: Send>
+where
+    P: Stage,
+{
     prev: P,
     reducer: R,
     next: B,
     driver: D,
-    split: Option<Split>,
-    inner_out: PhantomData<fn(V)>,
+    split: Option<Split<D::Exec>>,
+    inner_out: PhantomData<fn(V, O)>,
 }
 
-impl<P, R, B, D, V, O> Driver<V, P::Item> for Enclosing<P, R, B, D, V>
+impl<P, R, B, D, V, O> Driver<V, P::Item> for Enclosing<P, R, B, D, V, O>
 where
     P: Stage,
     V: Send,
@@ -128,6 +123,11 @@ where
     O: Send,
 {
     type Output = D::Output;
+    type Exec = D::Exec;
+
+    fn executor(&self) -> D::Exec {
+        self.driver.executor()
+    }
 
     fn run<S, Bs>(self, _: &'static Site, _: S, _: Bs) -> D::Output
     where
@@ -152,24 +152,25 @@ where
 
 /// The body of a nested comprehension: reduce the inner comprehension for the context, then run
 /// the rest of the enclosing one on the context extended with the result.
-pub struct NestBody<Bi, R, B, V> {
+pub struct NestBody<Bi, R, B, V, E> {
     inner: Bi,
     reducer: R,
     next: B,
-    split: Option<Split>,
+    split: Option<Split<E>>,
     inner_out: PhantomData<fn(V)>,
 }
 
-impl<Bi, R, B, V> NestBody<Bi, R, B, V>
+impl<Bi, R, B, V, E> NestBody<Bi, R, B, V, E>
 where
     V: Send,
     R: Reducer<V>,
+    E: Executor,
 {
     /// The inner comprehension's result for `ctx`.
     #[inline]
     fn reduce<C>(&self, ctx: &C) -> R::Result
     where
-        C: Clone + Sync,
+        C: Clone + Send + Sync,
         Bi: Body<C, Out = V>,
     {
         let mut folder = ReduceFolder::new(&self.reducer, None);
@@ -180,25 +181,15 @@ where
                 return self.reducer.finish(folder.acc);
             }
         };
-        let (inner, reducer) = (&self.inner, &self.reducer);
-        let acc = match inner.feed_bounded(ctx, split.at, &mut folder) {
+        let acc = match self.inner.feed_bounded(ctx, split.at, &mut folder) {
             Ok(_) => folder.acc,
-            Err(children) => crate::cpu::split(0..children, split.pieces)
-                .into_par_iter()
-                .with_max_len(1)
-                .map(|piece| {
-                    let mut folder = ReduceFolder::new(reducer, None);
-                    let _ = inner.feed_children(ctx, piece, &mut folder);
-                    folder.acc
-                })
-                .reduce_with(|left, right| reducer.combine(left, right))
-                .unwrap_or_else(|| reducer.identity()),
+            Err(children) => split.exec.reduce_children(&self.inner, ctx, children, &self.reducer),
         };
         self.reducer.finish(acc)
     }
 }
 
-impl<C, Bi, R, B, V> Body<C> for NestBody<Bi, R, B, V>
+impl<C, Bi, R, B, V, E> Body<C> for NestBody<Bi, R, B, V, E>
 where
     C: Clone + Send + Sync,
     V: Send,
@@ -206,6 +197,7 @@ where
     R: Reducer<V>,
     R::Result: Clone + Send + Sync,
     B: Body<(C, R::Result)>,
+    E: Executor,
 {
     type Out = B::Out;
     const DEPTH: usize = B::DEPTH;

@@ -11,9 +11,11 @@
 //! are added in a different grouping than in a sequential loop, so float sums and products may
 //! differ from the sequential result in the last bits (the order of the elements is kept).
 
+use super::Folder;
 use std::iter::{Product as IterProduct, Sum as IterSum};
 use std::marker::PhantomData;
 use std::ops::{AddAssign, ControlFlow, MulAssign};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Combines the elements of type `T` of a comprehension into one value.
 pub trait Reducer<T>: Sync {
@@ -32,6 +34,26 @@ pub trait Reducer<T>: Sync {
     fn combine(&self, left: Self::Acc, right: Self::Acc) -> Self::Acc;
     /// The result.
     fn finish(&self, acc: Self::Acc) -> Self::Result;
+    /// The accumulator of a part reduced on a device, which hands back its partial result in
+    /// the form of the reduction's kind; `None` if this reducer does not run on a device.
+    fn from_device(&self, partial: DevicePartial<T>) -> Option<Self::Acc> {
+        let _ = partial;
+        None
+    }
+}
+
+/// A part of a reduction computed on a device, as the device's kernels give it back: what the
+/// host then combines in order with [`Reducer::combine`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum DevicePartial<T> {
+    /// The accumulator of a sum, a product or a `par_reduce!`.
+    Value(T),
+    /// The least or greatest element, `None` for a part without elements.
+    Optional(Option<T>),
+    /// A number of elements.
+    Count(u64),
+    /// Whether some (`par_any!`) or every (`par_all!`) element was true.
+    Flag(bool),
 }
 
 /// `par_sum!`: `+=`, starting from the empty sum (zero).
@@ -66,6 +88,12 @@ where
     fn finish(&self, acc: T) -> T {
         acc
     }
+    fn from_device(&self, partial: DevicePartial<T>) -> Option<T> {
+        match partial {
+            DevicePartial::Value(v) => Some(v),
+            _ => None,
+        }
+    }
 }
 
 /// `par_product!`: `*=`, starting from the empty product (one).
@@ -99,6 +127,12 @@ where
     }
     fn finish(&self, acc: T) -> T {
         acc
+    }
+    fn from_device(&self, partial: DevicePartial<T>) -> Option<T> {
+        match partial {
+            DevicePartial::Value(v) => Some(v),
+            _ => None,
+        }
     }
 }
 
@@ -138,6 +172,12 @@ impl<T: Ord + Send> Reducer<T> for Min<T> {
     fn finish(&self, acc: Option<T>) -> Option<T> {
         acc
     }
+    fn from_device(&self, partial: DevicePartial<T>) -> Option<Option<T>> {
+        match partial {
+            DevicePartial::Optional(v) => Some(v),
+            _ => None,
+        }
+    }
 }
 
 /// `par_max!`: the greatest element, the last of equals (as [`Iterator::max`]); `None` when
@@ -176,6 +216,12 @@ impl<T: Ord + Send> Reducer<T> for Max<T> {
     fn finish(&self, acc: Option<T>) -> Option<T> {
         acc
     }
+    fn from_device(&self, partial: DevicePartial<T>) -> Option<Option<T>> {
+        match partial {
+            DevicePartial::Optional(v) => Some(v),
+            _ => None,
+        }
+    }
 }
 
 /// `par_count!`: the number of elements (the head is evaluated, its value dropped).
@@ -197,6 +243,14 @@ impl<T> Reducer<T> for Count {
     }
     fn finish(&self, acc: usize) -> usize {
         acc
+    }
+    fn from_device(&self, partial: DevicePartial<T>) -> Option<usize> {
+        match partial {
+            DevicePartial::Count(n) => {
+                Some(usize::try_from(n).unwrap_or_else(|_| count_overflow()))
+            }
+            _ => None,
+        }
     }
 }
 
@@ -230,6 +284,12 @@ impl Reducer<bool> for Any {
     fn finish(&self, acc: bool) -> bool {
         acc
     }
+    fn from_device(&self, partial: DevicePartial<bool>) -> Option<bool> {
+        match partial {
+            DevicePartial::Flag(b) => Some(b),
+            _ => None,
+        }
+    }
 }
 
 /// `par_all!`: whether every element is `true`; stops as soon as one is not.
@@ -256,6 +316,12 @@ impl Reducer<bool> for All {
     }
     fn finish(&self, acc: bool) -> bool {
         acc
+    }
+    fn from_device(&self, partial: DevicePartial<bool>) -> Option<bool> {
+        match partial {
+            DevicePartial::Flag(b) => Some(b),
+            _ => None,
+        }
     }
 }
 
@@ -296,6 +362,12 @@ where
     fn finish(&self, acc: T) -> T {
         acc
     }
+    fn from_device(&self, partial: DevicePartial<T>) -> Option<T> {
+        match partial {
+            DevicePartial::Value(v) => Some(v),
+            _ => None,
+        }
+    }
 }
 
 /// A nested `par!`: the elements of each outer element, as a `Vec`, in order.
@@ -321,6 +393,46 @@ impl<T: Send> Reducer<T> for CollectVec {
     }
     fn finish(&self, acc: Vec<T>) -> Vec<T> {
         acc
+    }
+}
+
+/// A [`Folder`] that reduces into an accumulator. With a `stop` flag, a reducer that can decide
+/// its result early (`par_any!`, `par_all!`) raises the flag when it has, and every folder
+/// sharing the flag stops at its next element.
+pub(crate) struct ReduceFolder<'a, T, R: Reducer<T>> {
+    reducer: &'a R,
+    pub(crate) acc: R::Acc,
+    stop: Option<&'a AtomicBool>,
+    item: PhantomData<fn(T)>,
+}
+
+impl<'a, T, R: Reducer<T>> ReduceFolder<'a, T, R> {
+    pub(crate) fn new(reducer: &'a R, stop: Option<&'a AtomicBool>) -> Self {
+        Self::with_acc(reducer, reducer.identity(), stop)
+    }
+
+    pub(crate) fn with_acc(reducer: &'a R, acc: R::Acc, stop: Option<&'a AtomicBool>) -> Self {
+        ReduceFolder { reducer, acc, stop, item: PhantomData }
+    }
+}
+
+impl<T, R: Reducer<T>> Folder<T> for ReduceFolder<'_, T, R> {
+    #[inline]
+    fn push(&mut self, item: T) -> ControlFlow<()> {
+        if R::EARLY_EXIT {
+            if let Some(stop) = self.stop {
+                if stop.load(Ordering::Relaxed) {
+                    return ControlFlow::Break(());
+                }
+            }
+        }
+        let flow = self.reducer.push(&mut self.acc, item);
+        if R::EARLY_EXIT && flow.is_break() {
+            if let Some(stop) = self.stop {
+                stop.store(true, Ordering::Relaxed);
+            }
+        }
+        flow
     }
 }
 

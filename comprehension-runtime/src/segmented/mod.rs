@@ -36,9 +36,9 @@
 //!
 //! # Backends
 //!
-//! Every primitive runs on the [`Backend`] in effect on the calling thread:
-//! [`Backend::Sequential`] runs plain loops on the calling thread (the reference semantics);
-//! [`Backend::Rayon`] runs in parallel on the current rayon pool, with work-efficient, balanced
+//! Every primitive runs on the [`Backend`](crate::Backend) in effect on the calling thread:
+//! [`Backend::Sequential`](crate::Backend::Sequential) runs plain loops on the calling thread (the reference semantics);
+//! [`Backend::Rayon`](crate::Backend::Rayon) runs in parallel on the current rayon pool, with work-efficient, balanced
 //! algorithms (blocked three-phase scans, per-block partial results stitched at block
 //! boundaries, and a merge-path split of rows and elements so that one huge row or millions of
 //! empty rows are spread evenly). Inputs of fewer than a few thousand elements are processed on
@@ -62,7 +62,6 @@ pub use reduce::{reduce_rows, segmented_reduce};
 pub use scan::{scan_exclusive, scan_inclusive};
 pub use segmented_scan::segmented_scan;
 
-use crate::backend::Backend;
 use crate::site::Site;
 use rayon::prelude::*;
 use std::mem::MaybeUninit;
@@ -78,7 +77,7 @@ const BLOCKS_PER_THREAD: usize = 4;
 
 /// Whether the current backend is rayon (read once, on the calling thread).
 fn rayon_backend() -> bool {
-    Backend::current() == Backend::Rayon
+    crate::backend::host_parallel()
 }
 
 /// Whether `work` units should be processed in parallel on the current backend.

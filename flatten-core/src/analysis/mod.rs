@@ -8,6 +8,7 @@
 //! and the forms that work. Parallel branches are zipped at the root ([`zip`]); comprehensions
 //! nested in the head become inner plans ([`nested`]).
 
+pub(crate) mod device;
 pub(crate) mod free_vars;
 pub mod generator;
 mod nested;
@@ -15,12 +16,18 @@ mod scope;
 mod zip;
 
 use crate::error::{error, error_spanned, Errors};
-use crate::plan::{Plan, Prelude, Step, StepKind, Terminal};
+use crate::plan::device::{Class, Constraint, DExpr, DPat, NotDevice, PlanExpr, Prim, VarId};
+use crate::plan::{
+    Compiled, DeviceUnit, Marker, Plan, Prelude, ReduceOp, Slot, Step, StepKind, Terminal, Var,
+};
 use crate::syntax::{Comprehension, Qualifier};
 use crate::text::text;
+use device::lower::Lower;
+use device::DeviceCtx;
 pub(crate) use nested::nested_macro_mentions;
 use scope::Scope;
-use syn::{Expr, Ident};
+use syn::spanned::Spanned;
+use syn::{Expr, Ident, Pat};
 
 /// The forms a generator that depends on earlier variables may take, for error messages.
 const FLATTENABLE_FORMS: &str = "a generator that uses earlier variables must have a size \
@@ -35,9 +42,36 @@ pub fn analyze(
     terminal: Terminal,
     text_of_input: String,
     errors: &mut Errors,
-) -> Option<Plan> {
-    let mut analyzer = Analyzer { errors, hoisted: 0, branches: 0, nesting: None };
-    analyzer.top_level(comprehension, terminal, text_of_input)
+) -> Option<Compiled> {
+    let marker = comprehension.marker;
+    let mut analyzer = Analyzer {
+        errors,
+        hoisted: 0,
+        branches: 0,
+        nesting: None,
+        vars: Vec::new(),
+        device: DeviceCtx::default(),
+        not_device: Vec::new(),
+    };
+    let plan = analyzer.top_level(comprehension, terminal, text_of_input)?;
+    let Analyzer { vars, device, mut not_device, .. } = analyzer;
+    if let Marker::Cpu(span) = marker {
+        not_device.insert(
+            0,
+            device::not_device(span, "is marked `@cpu`", "remove `@cpu` to let it run on a device"),
+        );
+    }
+    let unit = DeviceUnit {
+        marker,
+        not_device,
+        captures: device.captures,
+        par_fns: device.par_fns,
+        classes: device.classes,
+        constraints: device.constraints,
+        faults: device.faults,
+        locals: device.locals,
+    };
+    Some(Compiled { plan, vars, device: unit })
 }
 
 /// The state shared by the analysis of a comprehension and of everything inside it.
@@ -49,6 +83,12 @@ pub(crate) struct Analyzer<'e> {
     branches: usize,
     /// While analysing a nested comprehension: its text, for messages.
     nesting: Option<String>,
+    /// Every variable bound so far.
+    vars: Vec<Var>,
+    /// The device half: classes, captures, `#[par_fn]`s, fault sites.
+    device: DeviceCtx,
+    /// Why the device cannot run the comprehension.
+    not_device: Vec<NotDevice>,
 }
 
 impl Analyzer<'_> {
@@ -58,8 +98,9 @@ impl Analyzer<'_> {
         terminal: Terminal,
         text_of_input: String,
     ) -> Option<Plan> {
-        let Comprehension { head, branches } = comprehension;
-        let mut plan = Plan::new(terminal, text_of_input, head);
+        let Comprehension { head, branches, .. } = comprehension;
+        let head_class = self.device.class();
+        let mut plan = Plan::new(terminal, text_of_input, head, head_class);
         let mut scope = Scope::default();
         let mut prelude = Vec::new();
         if branches.len() > 1 {
@@ -69,21 +110,134 @@ impl Analyzer<'_> {
             self.qualifiers(branch.qualifiers, branch.bar, &mut scope, &mut plan, &mut prelude)?;
         }
         self.finish(&mut plan, &mut scope, &mut prelude);
+        self.device.constrain(Constraint::Output(output_class(&plan)));
         plan.prelude = prelude;
         Some(plan)
     }
 
-    /// Extracts the nested comprehensions of the head and records what the head uses.
+    /// Extracts the nested comprehensions of the head, records what the head uses, lowers it for
+    /// the device, and relates the head to what the comprehension produces.
     fn finish(&mut self, plan: &mut Plan, scope: &mut Scope, prelude: &mut Vec<Prelude>) {
-        let head = plan.head.clone();
-        plan.head = self.nested_in_head(head, scope, plan, prelude);
+        let head = plan.head.expr.clone();
+        let head = self.nested_in_head(head, scope, plan, prelude);
         for nested in &plan.nested {
-            let name = nested.name.clone();
-            scope.bind_name(&name);
-            plan.slots.push(nested::ident_pattern(&name));
+            scope.bind_name(&nested.name, nested.var);
+            plan.slots
+                .push(Slot { pat: nested::ident_pattern(&nested.name), vars: vec![nested.var] });
         }
-        let head = plan.head.clone();
         plan.head_uses = scope.uses(&head, self.errors);
+        let lowered = self.lower(scope, &head);
+        if let Ok(lowered) = &lowered {
+            self.device.same(lowered.class, plan.head_class);
+        }
+        plan.head = PlanExpr { expr: head, device: lowered };
+        plan.acc_class = self.result_class(plan);
+        self.reduce_operator(plan);
+    }
+
+    /// The class of what a comprehension produces for its enclosing one: the reduction's result.
+    fn result_class(&mut self, inner: &Plan) -> Class {
+        let head = inner.head_class;
+        match &inner.terminal {
+            Terminal::Sum | Terminal::Product | Terminal::Reduce { .. } => head,
+            Terminal::Count => self.device.prim(Prim::U64),
+            Terminal::Any | Terminal::All => self.device.prim(Prim::Bool),
+            Terminal::Min | Terminal::Max => {
+                let class = self.device.class();
+                self.device.constrain(Constraint::Option(class, head));
+                class
+            }
+            // A nested `par!` gives a `Vec`, which has no device form: its class stays open.
+            Terminal::Collect => self.device.class(),
+        }
+    }
+
+    /// Lowers `par_reduce!`'s operator and identity for the device.
+    fn reduce_operator(&mut self, plan: &mut Plan) {
+        let class = plan.head_class;
+        let Terminal::Reduce { op, identity, device } = &mut plan.terminal else { return };
+        let scope = Scope::default();
+        let mut lower = Lower::comprehension(&mut self.device, &scope, &self.vars);
+        let lowered = (|| -> Result<ReduceOp, NotDevice> {
+            let id = lower.expr(identity)?;
+            let crate::plan::device::DKind::Capture(identity) = id.kind else {
+                return Err(device::not_device(
+                    identity.span(),
+                    "the identity of `par_reduce!` must be a value of the caller on the device",
+                    "name it: `let zero = ...;` before the comprehension",
+                ));
+            };
+            lower.ctx.same(id.class, class);
+            match generator::strip(op) {
+                Expr::Closure(c) if c.inputs.len() == 2 => {
+                    let a = lower.bind_param(&c.inputs[0], class)?;
+                    let b = lower.bind_param(&c.inputs[1], class)?;
+                    let body = lower.expr(&c.body)?;
+                    lower.ctx.same(body.class, class);
+                    Ok(ReduceOp { params: (a, b), body, identity })
+                }
+                Expr::Path(p) => match path_operator(&mut lower, p, class) {
+                    Some((params, body)) => Ok(ReduceOp { params, body, identity }),
+                    None => Err(device::not_device(
+                        p.span(),
+                        format!("the device cannot call the operator `{}`", text(p)),
+                        format!(
+                            "write it as a closure, `|a, b| {}(a, b)`, or mark it `#[par_fn]`",
+                            text(p)
+                        ),
+                    )),
+                },
+                other => Err(device::not_device(
+                    other.span(),
+                    "the operator of `par_reduce!` must be a closure on the device",
+                    "write it as `|a, b| ...`",
+                )),
+            }
+        })();
+        if let Err(e) = &lowered {
+            self.not_device.push(e.clone());
+        }
+        *device = Some(lowered);
+    }
+
+    /// A new variable named `name` of class `class`.
+    fn new_var(&mut self, name: &Ident, class: Class) -> VarId {
+        self.vars.push(Var { name: name.clone(), class });
+        VarId(self.vars.len() as u32 - 1)
+    }
+
+    /// The slot of pattern `pat` for values of class `class`: a new variable per name, whose
+    /// classes follow the pattern's tuples.
+    fn bind_slot(&mut self, scope: &mut Scope, pat: Pat, class: Class) -> Slot {
+        let mut vars = Vec::new();
+        self.pattern_vars(&pat, class, &mut vars);
+        scope.bind(&pat, &vars);
+        Slot { pat, vars }
+    }
+
+    fn pattern_vars(&mut self, pat: &Pat, class: Class, vars: &mut Vec<VarId>) {
+        match pat {
+            Pat::Ident(p) => vars.push(self.new_var(&p.ident, class)),
+            Pat::Paren(p) => self.pattern_vars(&p.pat, class, vars),
+            Pat::Type(t) => self.pattern_vars(&t.pat, class, vars),
+            Pat::Tuple(t) => {
+                let classes: Vec<Class> = t.elems.iter().map(|_| self.device.class()).collect();
+                self.device.constrain(Constraint::Tuple(class, classes.clone()));
+                for (p, c) in t.elems.iter().zip(classes) {
+                    self.pattern_vars(p, c, vars);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The device form of `expr` in `scope`; a reason it has none is recorded.
+    fn lower(&mut self, scope: &Scope, expr: &Expr) -> Result<DExpr, NotDevice> {
+        let lowered = Lower::comprehension(&mut self.device, scope, &self.vars).expr(expr);
+        if let Err(e) = &lowered {
+            self.not_device.push(e.clone());
+        }
+        lowered
     }
 
     /// Analyses the qualifiers of one branch into steps of `plan`. At the top level
@@ -159,36 +313,102 @@ impl Analyzer<'_> {
                         scope,
                         prelude,
                     );
-                    plan.steps.push(Step { kind, text: qualifier_text, context, uses });
-                    scope.bind(&generator.pat);
-                    plan.slots.push(generator.pat);
+                    let (source_uses, map_uses) = split_uses(&kind, scope);
+                    let device = self.generator_device(&kind, root, scope, &generator.expr);
+                    let class = match &device {
+                        Some(Ok(g)) => g.class,
+                        _ => self.device.class(),
+                    };
+                    plan.steps.push(Step {
+                        kind,
+                        text: qualifier_text,
+                        span: generator.expr.span(),
+                        context,
+                        uses,
+                        map_uses,
+                        source_uses,
+                        device,
+                    });
+                    let slot = self.bind_slot(scope, generator.pat, class);
+                    plan.slots.push(slot);
                 }
                 Qualifier::Filter(expr) => {
                     let uses = scope.uses(&expr, self.errors);
                     let qualifier_text = text(&expr);
+                    let lowered = self.lower(scope, &expr);
+                    if let Ok(l) = &lowered {
+                        let bool_class = self.device.prim(Prim::Bool);
+                        self.device.same(l.class, bool_class);
+                    }
                     plan.steps.push(Step {
-                        kind: StepKind::Filter(expr),
+                        kind: StepKind::Filter(PlanExpr { device: lowered, expr: expr.clone() }),
                         text: qualifier_text,
+                        span: expr.span(),
                         context,
                         uses,
+                        map_uses: Vec::new(),
+                        source_uses: Vec::new(),
+                        device: None,
                     });
                 }
                 Qualifier::Let(binding) => {
                     let uses = scope.uses(&binding.expr, self.errors);
                     let qualifier_text =
                         format!("let {} = {}", text(&binding.pat), text(&binding.expr));
+                    let lowered = self.lower(scope, &binding.expr);
+                    let class = match &lowered {
+                        Ok(l) => l.class,
+                        Err(_) => self.device.class(),
+                    };
                     plan.steps.push(Step {
-                        kind: StepKind::Let(binding.expr),
+                        kind: StepKind::Let(PlanExpr {
+                            device: lowered,
+                            expr: binding.expr.clone(),
+                        }),
                         text: qualifier_text,
+                        span: binding.expr.span(),
                         context,
                         uses,
+                        map_uses: Vec::new(),
+                        source_uses: Vec::new(),
+                        device: None,
                     });
-                    scope.bind(&binding.pat);
-                    plan.slots.push(binding.pat);
+                    let slot = self.bind_slot(scope, binding.pat, class);
+                    plan.slots.push(slot);
                 }
             }
         }
         Some(())
+    }
+
+    /// The device form of a generator of kind `kind`.
+    fn generator_device(
+        &mut self,
+        kind: &StepKind,
+        root: bool,
+        scope: &Scope,
+        whole: &Expr,
+    ) -> Option<Result<crate::plan::device::DGenerator, NotDevice>> {
+        let form = match kind {
+            StepKind::Root(form) | StepKind::Product(form) | StepKind::Expand(form) => form,
+            StepKind::Zip(_) => {
+                let class = self.device.class();
+                self.device.constrain(Constraint::Root(class));
+                return Some(Ok(crate::plan::device::DGenerator {
+                    source: crate::plan::device::DSource::Root { class },
+                    maps: Vec::new(),
+                    class,
+                }));
+            }
+            // An erroneous generator, already reported.
+            StepKind::Filter(_) | StepKind::Let(_) => return None,
+        };
+        let mut lower = Lower::comprehension(&mut self.device, scope, &self.vars);
+        let lowered = device::generator::lower(&mut lower, form, root, whole);
+        if let Err(e) = &lowered {
+            self.not_device.push(e.clone());
+        }
+        Some(lowered)
     }
 
     /// Classifies one generator (see [`generator`]). Errors leave a placeholder step, so that
@@ -197,19 +417,24 @@ impl Analyzer<'_> {
         &mut self,
         expr: &Expr,
         qualifier_text: &str,
-        uses: &[String],
+        uses: &[VarId],
         root: bool,
         scope: &Scope,
         prelude: &mut Vec<Prelude>,
     ) -> StepKind {
         if let Some(e) = unbounded_range(expr, qualifier_text) {
             self.errors.push(e);
-            return StepKind::Filter(expr.clone());
+            return StepKind::Filter(PlanExpr {
+                expr: expr.clone(),
+                device: Err(placeholder(expr)),
+            });
         }
         let Some(mut form) = scope.classify(expr) else {
             let message = if uses.is_empty() {
                 format!("cannot read the generator `{qualifier_text}` by index")
             } else {
+                let names: Vec<String> =
+                    uses.iter().map(|v| self.vars[v.0 as usize].name.to_string()).collect();
                 let generator = match &self.nesting {
                     Some(nested) => format!(
                         "the nested comprehension `{nested}`: its generator `{qualifier_text}`"
@@ -220,23 +445,25 @@ impl Analyzer<'_> {
                 format!(
                     "cannot flatten {generator}{verb} depends on {}, and its size cannot be \
                      computed without building it",
-                    quoted(uses)
+                    quoted(&names)
                 )
             };
             self.errors.push(error_spanned(expr, message, FLATTENABLE_FORMS));
-            return StepKind::Filter(expr.clone());
+            return StepKind::Filter(PlanExpr {
+                expr: expr.clone(),
+                device: Err(placeholder(expr)),
+            });
         };
         if root {
             return StepKind::Root(form);
-        }
-        if uses.is_empty() {
-            return StepKind::Product(form);
         }
         let size_dependent = form.source.has_place() || {
             let mut dependent = false;
             form.source.size_exprs(&mut |e| dependent |= !scope.deps(e).is_empty());
             dependent
         };
+        // Collections are evaluated once, before the comprehension: the CPU and the device read
+        // the same value.
         form.source.hoist(&mut |expr| self.hoist(expr, prelude));
         if size_dependent {
             StepKind::Expand(form)
@@ -257,9 +484,79 @@ impl Analyzer<'_> {
     }
 }
 
+/// The class of what the comprehension's elements are (for `Output`): the head's class.
+fn output_class(plan: &Plan) -> Class {
+    plan.head_class
+}
+
+/// A `par_reduce!` operator given as a path: `i64::max` (a method) or a `#[par_fn]`.
+fn path_operator(
+    lower: &mut Lower<'_>,
+    path: &syn::ExprPath,
+    class: Class,
+) -> Option<((DPat, DPat), DExpr)> {
+    let a: Pat = syn::parse_quote!(__parcomp_a);
+    let b: Pat = syn::parse_quote!(__parcomp_b);
+    let pa = lower.bind_param(&a, class).ok()?;
+    let _ = &pa;
+    let pb = lower.bind_param(&b, class).ok()?;
+    let call: Expr = syn::parse_quote!(#path(__parcomp_a, __parcomp_b));
+    let body = lower.expr(&call).ok()?;
+    lower.ctx.same(body.class, class);
+    Some(((pa, pb), body))
+}
+
+/// The variables a generator's source and its element maps use.
+fn split_uses(kind: &StepKind, scope: &Scope) -> (Vec<VarId>, Vec<VarId>) {
+    let form = match kind {
+        StepKind::Root(f) | StepKind::Product(f) | StepKind::Expand(f) => f,
+        _ => return (Vec::new(), Vec::new()),
+    };
+    let mut source = Vec::new();
+    form.source.size_exprs(&mut |e| {
+        for v in scope.vars_in(e) {
+            if !source.contains(&v) {
+                source.push(v);
+            }
+        }
+    });
+    let mut current = &form.source;
+    loop {
+        match current {
+            generator::IndexSource::StepBy { inner, .. }
+            | generator::IndexSource::Rev { inner } => current = inner,
+            generator::IndexSource::Place(place) => {
+                if let generator::PlaceRoot::Bound(ident) = &place.root {
+                    if let Some(v) = scope.lookup(&ident.to_string()) {
+                        if !source.contains(&v) {
+                            source.push(v);
+                        }
+                    }
+                }
+                break;
+            }
+            _ => break,
+        }
+    }
+    let mut maps = Vec::new();
+    for f in &form.maps {
+        for v in scope.vars_in(f) {
+            if !maps.contains(&v) {
+                maps.push(v);
+            }
+        }
+    }
+    (source, maps)
+}
+
+/// The device form of a step that is only a placeholder for an error already reported.
+fn placeholder(expr: &Expr) -> NotDevice {
+    device::not_device(expr.span(), "has an error", "fix the error first")
+}
+
 impl Plan {
     /// An empty top-level plan.
-    pub(crate) fn new(terminal: Terminal, text: String, head: Expr) -> Plan {
+    pub(crate) fn new(terminal: Terminal, text: String, head: Expr, head_class: Class) -> Plan {
         Plan {
             terminal,
             text,
@@ -268,8 +565,10 @@ impl Plan {
             inherited: 0,
             steps: Vec::new(),
             nested: Vec::new(),
-            head,
+            head: PlanExpr { expr: head, device: Err(placeholder(&syn::parse_quote!(()))) },
             head_uses: Vec::new(),
+            head_class,
+            acc_class: head_class,
         }
     }
 }

@@ -11,7 +11,7 @@
 use super::scope::Scope;
 use super::Analyzer;
 use crate::error::error_spanned;
-use crate::plan::{Nested, Plan, Prelude, Terminal};
+use crate::plan::{Nested, Plan, Prelude, Slot, Terminal};
 use crate::syntax::{self, reduce_arguments};
 use crate::text::text;
 use proc_macro2::{Span, TokenStream, TokenTree};
@@ -76,10 +76,13 @@ impl Analyzer<'_> {
             // The inner comprehension sees the context as it reaches it: the enclosing
             // comprehension's slots and the results of the nested comprehensions before it.
             let mut context = plan.slots.clone();
-            context.extend(plan.nested.iter().map(|n| ident_pattern(&n.name)));
+            context.extend(
+                plan.nested.iter().map(|n| Slot { pat: ident_pattern(&n.name), vars: vec![n.var] }),
+            );
             if let Some(inner) = self.inner(&found, scope, context, prelude) {
                 let path = found.mac.path.clone();
-                plan.nested.push(Nested { name: found.ident, path, plan: inner });
+                let var = self.new_var(&found.ident, inner.acc_class);
+                plan.nested.push(Nested { name: found.ident, var, path, plan: inner });
             }
         }
         head
@@ -90,14 +93,19 @@ impl Analyzer<'_> {
         &mut self,
         found: &Found,
         scope: &Scope,
-        context: Vec<syn::Pat>,
+        context: Vec<Slot>,
         prelude: &mut Vec<Prelude>,
     ) -> Option<Plan> {
         let (terminal, tokens) = if found.name == "par_reduce" {
             match reduce_arguments(found.mac.tokens.clone()) {
-                Ok((op, identity, rest)) => {
-                    (Terminal::Reduce { op: Box::new(op), identity: Box::new(identity) }, rest)
-                }
+                Ok((op, identity, rest)) => (
+                    Terminal::Reduce {
+                        op: Box::new(op),
+                        identity: Box::new(identity),
+                        device: None,
+                    },
+                    rest,
+                ),
                 Err(e) => {
                     self.errors.push(e);
                     return None;
@@ -108,6 +116,16 @@ impl Analyzer<'_> {
         };
         let inner_text = text(&tokens);
         let comprehension = syntax::parse(tokens, self.errors)?;
+        if let crate::plan::Marker::Gpu(span) | crate::plan::Marker::Cpu(span) =
+            comprehension.marker
+        {
+            self.errors.push(crate::error::error(
+                span,
+                "a nested comprehension cannot be marked: it runs where the comprehension around \
+                 it runs",
+                "put `@gpu` or `@cpu` on the outermost comprehension",
+            ));
+        }
         if comprehension.branches.len() > 1 {
             self.errors.push(error_spanned(
                 &found.mac,
@@ -119,7 +137,8 @@ impl Analyzer<'_> {
         }
         let branch = comprehension.branches.into_iter().next()?;
         let macro_text = format!("{}![{}]", found.name, text(&found.mac.tokens));
-        let mut inner = Plan::new(terminal, inner_text, comprehension.head);
+        let head_class = self.device.class();
+        let mut inner = Plan::new(terminal, inner_text, comprehension.head, head_class);
         inner.inherited = context.len();
         inner.slots = context;
         let mut inner_scope = scope.clone();

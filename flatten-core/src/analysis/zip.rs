@@ -51,6 +51,7 @@ impl Analyzer<'_> {
                 ));
             }
         }
+        let first_bar = branches.first().map_or_else(Span::call_site, |b| b.bar);
         let mut parts = Vec::new();
         let mut patterns: Vec<Pat> = Vec::new();
         let mut texts = Vec::new();
@@ -90,7 +91,9 @@ impl Analyzer<'_> {
             }
             // The branch's `let`s before its first generator, and its hoisted collections, go
             // to the enclosing prelude: evaluated once, and visible to the head.
-            let mut computed = Plan::new(Terminal::Collect, String::new(), parse_quote!(()));
+            let head_class = self.device.class();
+            let mut computed =
+                Plan::new(Terminal::Collect, String::new(), parse_quote!(()), head_class);
             if self
                 .qualifiers(
                     branch.qualifiers,
@@ -106,7 +109,7 @@ impl Analyzer<'_> {
             }
             // The branch yields its variables (the last binding of each name).
             let mut yielded: Vec<Ident> = Vec::new();
-            for name in computed.slots.iter().flat_map(bound_names) {
+            for name in computed.slots.iter().flat_map(|slot| bound_names(&slot.pat)) {
                 yielded.retain(|n| *n != name);
                 yielded.push(name);
             }
@@ -114,8 +117,18 @@ impl Analyzer<'_> {
                 computed.steps.iter().map(|s| s.text.as_str()).collect();
             computed.text = format!("({}) | {}", join(&yielded), texts_of_steps.join(", "));
             texts.push(texts_of_steps.join(", "));
-            computed.head = parse_quote!((#(#yielded,)*));
-            computed.head_uses = yielded.iter().map(Ident::to_string).collect();
+            let head: syn::Expr = parse_quote!((#(#yielded,)*));
+            computed.head_uses =
+                yielded.iter().filter_map(|n| branch_scope.lookup(&n.to_string())).collect();
+            // A computed branch runs on the host, before the zip: its elements are the zip's.
+            computed.head = crate::plan::device::PlanExpr {
+                device: Err(super::device::not_device(
+                    branch.bar,
+                    "is a branch computed before the zip",
+                    "",
+                )),
+                expr: head,
+            };
             patterns.push(parse_quote!((#(#yielded,)*)));
             let name =
                 Ident::new(&format!("__parcomp_branch_{}", self.branches), Span::mixed_site());
@@ -129,15 +142,25 @@ impl Analyzer<'_> {
         let mut patterns = patterns.into_iter();
         let first = patterns.next()?;
         let pattern: Pat = patterns.fold(first, |zipped, next| parse_quote!((#zipped, #next)));
+        let kind = StepKind::Zip(parts);
+        let device = self.generator_device(&kind, true, scope, &parse_quote!(()));
+        let class = match &device {
+            Some(Ok(g)) => g.class,
+            _ => self.device.class(),
+        };
         plan.steps.push(Step {
-            kind: StepKind::Zip(parts),
+            kind,
             text: texts.join(" | "),
+            span: first_bar,
             context: 0,
             uses: Vec::new(),
+            map_uses: Vec::new(),
+            source_uses: Vec::new(),
+            device,
         });
         scope.declare(&pattern);
-        scope.bind(&pattern);
-        plan.slots.push(pattern);
+        let slot = self.bind_slot(scope, pattern, class);
+        plan.slots.push(slot);
         Some(())
     }
 }

@@ -1,8 +1,30 @@
 //! `par_explain!`: the plan as a table a person can read.
 
-use super::{Plan, Prelude, StepKind, Terminal};
+use super::{Compiled, Plan, Prelude, StepKind, Terminal};
+use crate::plan::device::VarId;
 use crate::text::text;
 use std::fmt::Write;
+
+impl Compiled {
+    /// The plan as text (see [`Plan::explain`]), and where it runs: on a device when one is
+    /// present, or on the CPU and why.
+    pub fn explain(&self) -> String {
+        let names = |vars: &[VarId]| -> String {
+            vars.iter()
+                .map(|v| self.vars[v.0 as usize].name.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut out = self.plan.explain_with(&names);
+        let device = match self.device.not_device.first() {
+            None => "device   runs on a device when one is present and the work is large enough"
+                .to_string(),
+            Some(why) => format!("device   no: {}", why.reason),
+        };
+        let _ = writeln!(out, "  {device}");
+        out
+    }
+}
 
 impl Plan {
     /// The plan as text: one line per stage, with what each stage depends on.
@@ -17,7 +39,7 @@ impl Plan {
     ///   map      (x, y, z)
     ///   collect  Vec in nested-loop order
     /// ```
-    pub fn explain(&self) -> String {
+    pub(crate) fn explain_with(&self, names: &dyn Fn(&[VarId]) -> String) -> String {
         let mut rows: Vec<(String, String, String)> = Vec::new();
         for prelude in &self.prelude {
             if let Prelude::Let { pat, expr } = prelude {
@@ -36,16 +58,16 @@ impl Plan {
                     "regular: the same for every context, evaluated once".to_string()
                 }
                 StepKind::Product(_) => {
-                    format!("regular size; elements use {}", step.uses.join(", "))
+                    format!("regular size; elements use {}", names(&step.uses))
                 }
-                StepKind::Expand(_) => format!("size depends on {}", step.uses.join(", ")),
+                StepKind::Expand(_) => format!("size depends on {}", names(&step.uses)),
                 StepKind::Filter(_) | StepKind::Let(_) if step.uses.is_empty() => String::new(),
-                StepKind::Filter(_) | StepKind::Let(_) => format!("uses {}", step.uses.join(", ")),
+                StepKind::Filter(_) | StepKind::Let(_) => format!("uses {}", names(&step.uses)),
             };
             rows.push((step.kind.name().into(), step.text.clone(), note));
         }
         // The nested comprehensions' results are named `nested_k` here, as in the head.
-        let mut head = text(&self.head);
+        let mut head = text(&self.head.expr);
         for (k, nested) in self.nested.iter().enumerate() {
             let inner = &nested.plan;
             head = head.replace(&nested.name.to_string(), &format!("nested_{k}"));

@@ -7,10 +7,75 @@
 //! the head become inner plans, each reduced once per context inside the enclosing run. A plan
 //! prints as a readable table ([`Plan::explain`]), which is what `par_explain!` returns.
 
+pub mod device;
 mod explain;
 
 use crate::analysis::generator::Form;
+use device::{Capture, Class, Constraint, DGenerator, NotDevice, PlanExpr, VarId};
+use proc_macro2::Span;
 use syn::{Expr, Ident, Pat};
+
+/// A compiled comprehension: its plan, the variables the plan refers to, and what its device
+/// half needs. Every writer (`back/rust`, `back/kernel`) reads this, and only this.
+pub struct Compiled {
+    /// The top-level plan.
+    pub plan: Plan,
+    /// Every variable of the comprehension and of those nested in it, by [`VarId`].
+    pub vars: Vec<Var>,
+    /// The device half.
+    pub device: DeviceUnit,
+}
+
+/// What the device half of a comprehension needs beyond its plan.
+#[derive(Default)]
+pub struct DeviceUnit {
+    /// How the comprehension asked to be placed (`@gpu`, `@cpu`).
+    pub marker: Marker,
+    /// Why the device cannot run it, every reason (empty: it can).
+    pub not_device: Vec<NotDevice>,
+    /// The values the kernels read from the caller.
+    pub captures: Vec<Capture>,
+    /// The `#[par_fn]`s called, by their path as written.
+    pub par_fns: Vec<syn::Path>,
+    /// Number of type classes.
+    pub classes: u32,
+    /// How the classes relate.
+    pub constraints: Vec<Constraint>,
+    /// The text of each fault site (a division, an index), for panic messages.
+    pub faults: Vec<String>,
+    /// The name and class of each local of the device expressions.
+    pub locals: Vec<(String, Class)>,
+}
+
+/// How a comprehension asked to be placed.
+#[derive(Clone, Copy, Debug, Default)]
+pub enum Marker {
+    /// Wherever the backend in effect puts it.
+    #[default]
+    None,
+    /// `@gpu`: device execution is a requirement, checked at compile time.
+    Gpu(Span),
+    /// `@cpu`: always on the CPU.
+    Cpu(Span),
+}
+
+/// A variable of a comprehension.
+#[derive(Clone, Debug)]
+pub struct Var {
+    /// Its name.
+    pub name: Ident,
+    /// The class of its values.
+    pub class: Class,
+}
+
+/// A part of the context: what one generator, `let` or nested comprehension binds.
+#[derive(Clone)]
+pub struct Slot {
+    /// The pattern, as written (its identifiers are the variables).
+    pub pat: Pat,
+    /// The variables the pattern binds, in the order of its identifiers.
+    pub vars: Vec<VarId>,
+}
 
 /// A compiled comprehension.
 pub struct Plan {
@@ -20,9 +85,9 @@ pub struct Plan {
     pub text: String,
     /// Evaluated once, before the comprehension runs.
     pub prelude: Vec<Prelude>,
-    /// The patterns that make up the context, in the order they are bound. For a nested
-    /// comprehension the first [`Plan::inherited`] are the enclosing comprehension's.
-    pub slots: Vec<Pat>,
+    /// The parts of the context, in the order they are bound. For a nested comprehension the
+    /// first [`Plan::inherited`] are the enclosing comprehension's.
+    pub slots: Vec<Slot>,
     /// How many slots come from the enclosing comprehension (0 at the top level).
     pub inherited: usize,
     /// The stages; at the top level the first is the root.
@@ -30,15 +95,23 @@ pub struct Plan {
     /// The comprehensions nested in the head, each extending the context with its result.
     pub nested: Vec<Nested>,
     /// The head, with each nested comprehension replaced by the name of its result.
-    pub head: Expr,
+    pub head: PlanExpr,
     /// The comprehension variables the head uses.
-    pub head_uses: Vec<String>,
+    pub head_uses: Vec<VarId>,
+    /// The class of the head's values.
+    pub head_class: Class,
+    /// The class of what the comprehension produces for an enclosing one, and of its
+    /// reduction's accumulator: the head's class for sums, products and `par_reduce!`,
+    /// `Option` of it for `par_min!`/`par_max!`, `u64` for counts, `bool` for `par_any!`/`par_all!`.
+    pub acc_class: Class,
 }
 
 /// A comprehension in the head of another.
 pub struct Nested {
     /// The name its result is bound to in the head.
     pub name: Ident,
+    /// The variable of its result.
+    pub var: VarId,
     /// The macro's path as written (`par_sum`, `parcomp::par_sum`), so that the emitted code can
     /// mention it and its `use` does not look unused.
     pub path: syn::Path,
@@ -71,7 +144,21 @@ pub enum Terminal {
         op: Box<Expr>,
         /// Its neutral element.
         identity: Box<Expr>,
+        /// The operator on the device: a function of two values of the elements' class.
+        device: Option<Result<ReduceOp, NotDevice>>,
     },
+}
+
+/// The operator of a `par_reduce!` on the device: `|a, b| body` as two locals and a body, or a
+/// `#[par_fn]` of two arguments.
+#[derive(Clone, Debug)]
+pub struct ReduceOp {
+    /// The first and second arguments.
+    pub params: (device::DPat, device::DPat),
+    /// The result.
+    pub body: device::DExpr,
+    /// The identity, a captured value.
+    pub identity: device::CaptureId,
 }
 
 impl Terminal {
@@ -116,7 +203,7 @@ impl Terminal {
             Terminal::Count => "number of elements".into(),
             Terminal::Any => "whether any element is true".into(),
             Terminal::All => "whether every element is true".into(),
-            Terminal::Reduce { op, identity } => {
+            Terminal::Reduce { op, identity, .. } => {
                 format!(
                     "reduce with {} from {}",
                     crate::text::text(op),
@@ -159,10 +246,18 @@ pub struct Step {
     pub kind: StepKind,
     /// The qualifier as written.
     pub text: String,
+    /// Where it is written.
+    pub span: Span,
     /// How many context slots are bound when this stage runs.
     pub context: usize,
-    /// The comprehension variables this stage uses.
-    pub uses: Vec<String>,
+    /// The comprehension variables this stage uses (for a generator: its size and elements).
+    pub uses: Vec<VarId>,
+    /// For a generator: the variables its element maps use (`.map(|j| j + x)` uses `x`).
+    pub map_uses: Vec<VarId>,
+    /// For a generator: the variables its source (size and index reads) uses.
+    pub source_uses: Vec<VarId>,
+    /// For a generator: its device form, or why it has none.
+    pub device: Option<Result<DGenerator, NotDevice>>,
 }
 
 /// What a stage does.
@@ -177,12 +272,20 @@ pub enum StepKind {
     /// A generator whose source depends on the context.
     Expand(Form),
     /// A filter.
-    Filter(Expr),
+    Filter(PlanExpr),
     /// A `let`: extends the context.
-    Let(Expr),
+    Let(PlanExpr),
 }
 
 impl StepKind {
+    /// Whether this stage is a generator (binds a slot that a loop runs over).
+    pub fn is_generator(&self) -> bool {
+        matches!(
+            self,
+            StepKind::Root(_) | StepKind::Zip(_) | StepKind::Product(_) | StepKind::Expand(_)
+        )
+    }
+
     /// The name of the runtime stage.
     pub fn name(&self) -> &'static str {
         match self {

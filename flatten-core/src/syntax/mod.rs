@@ -19,6 +19,8 @@ use syn::{Expr, Pat};
 
 /// A parsed comprehension.
 pub struct Comprehension {
+    /// `@gpu` or `@cpu` before the head.
+    pub marker: crate::plan::Marker,
     /// The expression computed for each element.
     pub head: Expr,
     /// The `|`-separated branches of qualifiers (more than one: parallel branches, zipped).
@@ -74,8 +76,10 @@ impl Qualifier {
     }
 }
 
-/// Parses `HEAD | QUALIFIERS (| QUALIFIERS)*`, adding every problem found to `errors`.
+/// Parses `[@gpu | @cpu] HEAD | QUALIFIERS (| QUALIFIERS)*`, adding every problem found to
+/// `errors`.
 pub fn parse(input: TokenStream, errors: &mut Errors) -> Option<Comprehension> {
+    let (marker, input) = marker(input, errors);
     if input.is_empty() {
         errors.push(error(
             Span::call_site(),
@@ -150,7 +154,33 @@ pub fn parse(input: TokenStream, errors: &mut Errors) -> Option<Comprehension> {
         let qualifiers = qualifier::parse_branch(segment.tokens.clone(), errors);
         branches.push(Branch { bar: segment.bar, qualifiers });
     }
-    Some(Comprehension { head: head_expr?, branches })
+    Some(Comprehension { marker, head: head_expr?, branches })
+}
+
+/// Splits off a leading `@gpu` or `@cpu`.
+fn marker(input: TokenStream, errors: &mut Errors) -> (crate::plan::Marker, TokenStream) {
+    use proc_macro2::TokenTree;
+    let tokens: Vec<TokenTree> = input.clone().into_iter().collect();
+    match tokens.as_slice() {
+        [TokenTree::Punct(at), TokenTree::Ident(name), rest @ ..] if at.as_char() == '@' => {
+            let span = at.span().join(name.span()).unwrap_or_else(|| name.span());
+            let marker = match name.to_string().as_str() {
+                "gpu" => crate::plan::Marker::Gpu(span),
+                "cpu" => crate::plan::Marker::Cpu(span),
+                other => {
+                    errors.push(error(
+                        name.span(),
+                        format!("unknown marker `@{other}`"),
+                        "write `@gpu` to require the device or `@cpu` to keep the comprehension \
+                         on the CPU, before the head: `par![@gpu x * x | x <- xs]`",
+                    ));
+                    crate::plan::Marker::None
+                }
+            };
+            (marker, rest.iter().cloned().collect())
+        }
+        _ => (crate::plan::Marker::None, input),
+    }
 }
 
 #[cfg(test)]

@@ -47,6 +47,7 @@ typedef double pc_f64;
 #define PC_FN
 #define PC_GLOBAL __global
 #define PC_LOCAL_ARRAY(type, name, n) __local type name[n]
+#define PC_LOCAL_PTR(type) __local type *
 #define PC_BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 #define PC_GLOBAL_ID() ((pc_u64)get_global_id(0))
 #define PC_LOCAL_ID() ((pc_u32)get_local_id(0))
@@ -61,6 +62,14 @@ typedef double pc_f64;
 #define PC_ISNAN(x) isnan(x)
 #define PC_ISINF(x) isinf(x)
 #define PC_SIGNBIT(x) signbit(x)
+/* For scalar.h: population count and count of leading zeros as pc_u32 (the clz of 0 is the
+ * width), and a float's bit pattern as the unsigned integer of its width. */
+#define PC_POPCOUNT32(x) ((pc_u32)popcount((pc_u32)(x)))
+#define PC_POPCOUNT64(x) ((pc_u32)popcount((pc_u64)(x)))
+#define PC_CLZ32(x) ((pc_u32)clz((pc_u32)(x)))
+#define PC_CLZ64(x) ((pc_u32)clz((pc_u64)(x)))
+#define PC_F32_BITS(x) as_uint((pc_f32)(x))
+#define PC_F64_BITS(x) as_ulong((pc_f64)(x))
 #endif
 
 #ifdef PC_CUDA
@@ -80,6 +89,7 @@ typedef double pc_f64;
 #define PC_FN __device__
 #define PC_GLOBAL
 #define PC_LOCAL_ARRAY(type, name, n) __shared__ type name[n]
+#define PC_LOCAL_PTR(type) type *
 #define PC_BARRIER() __syncthreads()
 #define PC_GLOBAL_ID() ((pc_u64)blockIdx.x * (pc_u64)blockDim.x + (pc_u64)threadIdx.x)
 #define PC_LOCAL_ID() ((pc_u32)threadIdx.x)
@@ -89,14 +99,32 @@ typedef double pc_f64;
 #define PC_ATOMIC_CAS_U32(p, cmp, val) atomicCAS((unsigned int *)(p), (cmp), (val))
 #define PC_U64_C(x) x##ULL
 /* CUDA names the single-precision functions with an `f` suffix. */
-#define PC_MATH32(f) f##f
+#define PC_MATH32(fn) fn##f
 #define PC_MATH64(f) f
 #define PC_ISNAN(x) isnan(x)
 #define PC_ISINF(x) isinf(x)
 #define PC_SIGNBIT(x) signbit(x)
+/* For scalar.h: population count and count of leading zeros as pc_u32 (the clz of 0 is the
+ * width), and a float's bit pattern as the unsigned integer of its width. */
+#define PC_POPCOUNT32(x) ((pc_u32)__popc((pc_u32)(x)))
+#define PC_POPCOUNT64(x) ((pc_u32)__popcll((pc_u64)(x)))
+#define PC_CLZ32(x) ((pc_u32)__clz((int)(pc_u32)(x)))
+#define PC_CLZ64(x) ((pc_u32)__clzll((long long)(pc_u64)(x)))
+#define PC_F32_BITS(x) __float_as_uint((pc_f32)(x))
+#define PC_F64_BITS(x) ((pc_u64)__double_as_longlong((pc_f64)(x)))
 #endif
 
 typedef pc_u8 pc_bool;
+
+/* Work-items per work-group, and items per work-item in tiled kernels (the runtime may define
+ * them before the prelude). */
+#ifndef PC_WG
+#define PC_WG 256
+#endif
+#ifndef PC_ITEMS
+#define PC_ITEMS 4
+#endif
+#define PC_TILE (PC_WG * PC_ITEMS)
 
 /* ---- type tags ------------------------------------------------------------------------- */
 
@@ -141,7 +169,7 @@ typedef PC_GLOBAL pc_u32 *pc_fault_t;
 #define PC_FAULT_CLAMP 10u          /* clamp with min > max (a0, a1: the bounds' bits) */
 #define PC_FAULT_SIZE_CHANGED 11u   /* internal: a level produced other sizes than counted */
 
-PC_FN void pc_fault(pc_fault_t fault, pc_u32 code, pc_u32 where, pc_u64 a0, pc_u64 a1) {
+PC_FN void pc_record_fault(pc_fault_t fault, pc_u32 code, pc_u32 where, pc_u64 a0, pc_u64 a1) {
   if (PC_ATOMIC_CAS_U32(fault, 0u, code) == 0u) {
     fault[1] = where;
     fault[2] = (pc_u32)a0;
@@ -161,7 +189,7 @@ PC_FN pc_u64 pc_index(pc_fault_t fault, pc_u32 where, pc_u64 index, pc_u64 len) 
   if (index < len) {
     return index;
   }
-  pc_fault(fault, PC_FAULT_INDEX, where, index, len);
+  pc_record_fault(fault, PC_FAULT_INDEX, where, index, len);
   return 0;
 }
 

@@ -1,4 +1,4 @@
-//! Emission for the CPU: the plan as a chain of runtime calls.
+//! Emission for Rust: the plan as a chain of runtime calls, with its device half beside it.
 //!
 //! ```text
 //! // par![(x, y, z) | x <- 1..n, y <- x..n, z <- y..x + y, z < n, x * x + y * y == z * z]
@@ -16,41 +16,78 @@
 //!
 //! The context is the values bound so far as nested pairs, `((x, y), z)`; each closure
 //! destructures it with the user's own patterns, binding only the variables it uses (the rest
-//! are `_`, so nothing unused is bound and nothing is copied needlessly). When a name is bound
-//! twice, the later binding shadows the earlier, as in nested loops.
+//! are `_`, so nothing unused is bound and nothing is copied needlessly). Uses are by variable,
+//! so when a name is bound twice the binding each closure sees is the one the analysis
+//! resolved, as in nested loops.
+//!
+//! The device half ([`offload`]) is emitted beside the chain: the kernels' static plan, and the
+//! observations of the call site (`.collect_on(offload)` instead of `.collect()`).
 
-use crate::analysis::free_vars::mentions;
+mod offload;
+
+pub(crate) use offload::constraint;
+
 use crate::analysis::generator::{Form, IndexSource, PlaceOp, PlaceRoot};
-use crate::plan::{Plan, Prelude, StepKind, Terminal, ZipBranch};
+use crate::plan::device::VarId;
+use crate::plan::{Compiled, Plan, Prelude, Slot, StepKind, Terminal, ZipBranch};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
-use std::collections::HashSet;
-use syn::{Expr, Ident, Pat};
+use syn::{Ident, Pat};
 
-/// Emits the plan as Rust code calling the runtime at path `rt`.
-pub fn emit(plan: &Plan, rt: &TokenStream) -> TokenStream {
+/// Emits a compiled comprehension as Rust code calling the runtime at path `rt`.
+pub fn emit(compiled: &Compiled, rt: &TokenStream) -> TokenStream {
+    emit_plan(&compiled.plan, Some(compiled), rt)
+}
+
+/// Emits `plan`; `device` is the compiled comprehension whose device half runs beside it (none
+/// for a parallel branch computed before a zip).
+fn emit_plan(plan: &Plan, device: Option<&Compiled>, rt: &TokenStream) -> TokenStream {
     let site = Ident::new("__PARCOMP_SITE", Span::mixed_site());
     let text = format!("{}![{}]", plan.terminal.macro_name(), plan.text);
     let prelude = plan.prelude.iter().map(|p| match p {
         Prelude::Let { pat, expr } => quote! { let #pat = #expr; },
         Prelude::Hoist { name, expr } => quote! { let #name = &(#expr); },
         Prelude::Branch { name, plan } => {
-            let branch = emit(plan, rt);
+            let branch = emit_plan(plan, None, rt);
             quote! { let #name = #branch; }
         }
     });
-    let chain = stages(plan, rt, &site);
+    let root = Ident::new("__parcomp_root", Span::mixed_site());
+    let root_value = match plan.steps.first().map(|s| &s.kind) {
+        Some(StepKind::Root(form)) => source_value(form, rt),
+        Some(StepKind::Zip(branches)) => {
+            let mut sources = branches.iter().map(|branch| match branch {
+                ZipBranch::Generator(form) => source_value(form, rt),
+                ZipBranch::Computed(name) => quote! { &#name },
+            });
+            let first = sources.next().expect("a zip has branches");
+            sources.fold(first, |a, b| quote! { #rt::zip(#a, #b) })
+        }
+        _ => quote! { () },
+    };
+    let mut products = Vec::new();
+    let chain = stages(plan, rt, &site, &root, &mut products);
+    let product_names: Vec<&Ident> = products.iter().map(|(name, _)| name).collect();
+    let product_values: Vec<&TokenStream> = products.iter().map(|(_, value)| value).collect();
     // The nested comprehensions' macros were consumed by this one; mention each, so that the
     // user's `use parcomp::par_sum;` does not look unused.
     let used = plan.nested.iter().map(|n| {
         let path = &n.path;
         quote! { #path![@used]; }
     });
+    let run = Ident::new("__parcomp_run", Span::mixed_site());
+    let (device_items, offload_value) = match device {
+        Some(compiled) => offload::emit(compiled, rt, &root, &run),
+        None => (
+            TokenStream::new(),
+            quote! { #rt::Offload::host_only("a branch computed before a zip") },
+        ),
+    };
     let terminal = match &plan.terminal {
-        Terminal::Collect => quote! { .collect() },
+        Terminal::Collect => quote! { .collect_on(#offload_value) },
         other => {
             let reducer = reducer(other, rt);
-            quote! { .reduce_with(#reducer) }
+            quote! { .reduce_on(#reducer, #offload_value) }
         }
     };
     quote! {
@@ -63,60 +100,68 @@ pub fn emit(plan: &Plan, rt: &TokenStream) -> TokenStream {
             };
             #(#used)*
             #(#prelude)*
-            #chain
-                #terminal
+            // A `match`, not `let`s: temporaries of the sources (`&(&xs)` in a zip) live until
+            // its end, as they did when the chain was the block's value.
+            match (#root_value, #(#product_values,)*) {
+                (#root, #(#product_names,)*) => {
+                    let #run = #chain;
+                    #device_items
+                    #run #terminal
+                }
+            }
         }
     }
 }
 
 /// The stages of a plan, its nested comprehensions and its head: `source(..).expand(..)
 /// ... .map(|ctx| head)`. An inner plan's chain continues the pipeline it is given.
-fn stages(plan: &Plan, rt: &TokenStream, site: &Ident) -> TokenStream {
+/// The chain of stages of `plan`. The sources of products (evaluated once, borrowed by the
+/// pipeline) are bound in `products` first, so they outlive it.
+fn stages(
+    plan: &Plan,
+    rt: &TokenStream,
+    site: &Ident,
+    root: &Ident,
+    products: &mut Vec<(Ident, TokenStream)>,
+) -> TokenStream {
     let mut chain = TokenStream::new();
+    let bind = |value: TokenStream, products: &mut Vec<(Ident, TokenStream)>| {
+        let name =
+            quote::format_ident!("__parcomp_product_{}", products.len(), span = Span::mixed_site());
+        products.push((name.clone(), value));
+        name
+    };
     for step in &plan.steps {
         let slots = &plan.slots[..step.context];
-        let visible: HashSet<String> =
-            slots.iter().flat_map(crate::syntax::bound_names).map(|i| i.to_string()).collect();
         let code = match &step.kind {
-            StepKind::Root(form) => {
-                let source = source_value(form, rt);
-                quote! { #rt::source(&#site, &(#source)) }
-            }
-            StepKind::Zip(branches) => {
-                let mut sources = branches.iter().map(|branch| match branch {
-                    ZipBranch::Generator(form) => source_value(form, rt),
-                    ZipBranch::Computed(name) => quote! { &#name },
-                });
-                let first = sources.next().expect("a zip has branches");
-                let zipped = sources.fold(first, |a, b| quote! { #rt::zip(#a, #b) });
-                quote! { #rt::source(&#site, &(#zipped)) }
-            }
-            StepKind::Product(form) if form.maps.is_empty() || !maps_use(form, &visible) => {
-                let source = source_value(form, rt);
-                quote! { .product(&(#source)) }
+            StepKind::Root(_) | StepKind::Zip(_) => quote! { #rt::source(&#site, &#root) },
+            StepKind::Product(form) if step.map_uses.is_empty() => {
+                let source = bind(source_value(form, rt), products);
+                quote! { .product(&#source) }
             }
             StepKind::Product(form) => {
-                let source = index_source(&form.source, rt);
-                let map = element_map(form, slots, &visible);
-                quote! { .product_map(&(#source), #map) }
+                let source = bind(index_source(&form.source, rt), products);
+                let map = element_map(form, slots, &step.map_uses);
+                quote! { .product_map(&#source, #map) }
             }
             StepKind::Expand(form) => {
-                let uses = source_uses(&form.source, &visible);
-                let ctx = by_ref(context_pattern(slots, &uses));
+                let ctx = by_ref(context_pattern(slots, &step.source_uses));
                 let source = index_source(&form.source, rt);
                 if form.maps.is_empty() {
                     quote! { .expand(|#ctx| #source) }
                 } else {
-                    let map = element_map(form, slots, &visible);
+                    let map = element_map(form, slots, &step.map_uses);
                     quote! { .expand_map(|#ctx| #source, #map) }
                 }
             }
-            StepKind::Filter(expr) => {
-                let ctx = by_ref(context_pattern(slots, &uses_in(expr, &visible)));
+            StepKind::Filter(e) => {
+                let expr = &e.expr;
+                let ctx = by_ref(context_pattern(slots, &step.uses));
                 quote! { .filter(|#ctx| #expr) }
             }
-            StepKind::Let(expr) => {
-                let ctx = by_ref(context_pattern(slots, &uses_in(expr, &visible)));
+            StepKind::Let(e) => {
+                let expr = &e.expr;
+                let ctx = by_ref(context_pattern(slots, &step.uses));
                 quote! { .bind(|#ctx| #expr) }
             }
         };
@@ -124,17 +169,15 @@ fn stages(plan: &Plan, rt: &TokenStream, site: &Ident) -> TokenStream {
     }
     let inner = Ident::new("__parcomp_inner", Span::mixed_site());
     for nested in &plan.nested {
-        let steps = stages(&nested.plan, rt, site);
+        let steps = stages(&nested.plan, rt, site, root, products);
         let reducer = match &nested.plan.terminal {
             Terminal::Collect => quote! { #rt::CollectVec },
             other => reducer(other, rt),
         };
         chain.extend(quote! { .nested(|#inner| #inner #steps, #reducer) });
     }
-    let head = &plan.head;
-    let all: HashSet<String> =
-        plan.slots.iter().flat_map(crate::syntax::bound_names).map(|i| i.to_string()).collect();
-    let ctx = context_pattern(&plan.slots, &uses_in(head, &all)).unwrap_or_else(|| quote! { _ });
+    let head = &plan.head.expr;
+    let ctx = context_pattern(&plan.slots, &plan.head_uses).unwrap_or_else(|| quote! { _ });
     chain.extend(quote! { .map(|#ctx| #head) });
     chain
 }
@@ -150,46 +193,13 @@ fn reducer(terminal: &Terminal, rt: &TokenStream) -> TokenStream {
         Terminal::Count => quote! { #rt::Count },
         Terminal::Any => quote! { #rt::Any },
         Terminal::All => quote! { #rt::All },
-        Terminal::Reduce { op, identity } => quote! { #rt::Fold::new(#identity, #op) },
+        Terminal::Reduce { op, identity, .. } => quote! { #rt::Fold::new(#identity, #op) },
     }
-}
-
-/// The comprehension variables among `visible` that `expr` mentions.
-fn uses_in(expr: &Expr, visible: &HashSet<String>) -> HashSet<String> {
-    mentions(expr, visible).into_iter().map(|i| i.to_string()).collect()
-}
-
-/// The variables the size and elements of an index source read.
-fn source_uses(source: &IndexSource, visible: &HashSet<String>) -> HashSet<String> {
-    let mut uses = HashSet::new();
-    source.size_exprs(&mut |e| uses.extend(uses_in(e, visible)));
-    let mut current = source;
-    loop {
-        match current {
-            IndexSource::StepBy { inner, .. } | IndexSource::Rev { inner } => current = inner,
-            IndexSource::Place(place) => {
-                if let PlaceRoot::Bound(ident) = &place.root {
-                    uses.insert(ident.to_string());
-                }
-                break;
-            }
-            _ => break,
-        }
-    }
-    uses
-}
-
-fn maps_use(form: &Form, visible: &HashSet<String>) -> bool {
-    form.maps.iter().any(|f| !uses_in(f, visible).is_empty())
 }
 
 /// `|&ctx, item| f2(f1(item))`: the element map of a generator, which may use the context.
-fn element_map(form: &Form, slots: &[Pat], visible: &HashSet<String>) -> TokenStream {
-    let mut uses = HashSet::new();
-    for f in &form.maps {
-        uses.extend(uses_in(f, visible));
-    }
-    let ctx = by_ref(context_pattern(slots, &uses));
+fn element_map(form: &Form, slots: &[Slot], uses: &[VarId]) -> TokenStream {
+    let ctx = by_ref(context_pattern(slots, uses));
     let item = Ident::new("__parcomp_item", Span::mixed_site());
     let mut value = item.to_token_stream();
     for f in &form.maps {
@@ -246,14 +256,18 @@ fn index_source(source: &IndexSource, rt: &TokenStream) -> TokenStream {
     }
 }
 
-/// The context pattern for `slots`, binding only the names in `uses` (the last binding of a
-/// name wins; everything else is `_`).
-fn context_pattern(slots: &[Pat], uses: &HashSet<String>) -> Option<TokenStream> {
-    let mut claimed = HashSet::new();
-    let mut patterns: Vec<TokenStream> =
-        slots.iter().rev().map(|slot| rewrite(slot, uses, &mut claimed)).collect();
-    patterns.reverse();
-    if claimed.is_empty() {
+/// The context pattern for `slots`, binding only the variables in `uses` (everything else is
+/// `_`).
+fn context_pattern(slots: &[Slot], uses: &[VarId]) -> Option<TokenStream> {
+    let mut bound = false;
+    let patterns: Vec<TokenStream> = slots
+        .iter()
+        .map(|slot| {
+            let mut vars = slot.vars.iter();
+            rewrite(&slot.pat, uses, &mut vars, &mut bound)
+        })
+        .collect();
+    if !bound {
         return None;
     }
     let mut patterns = patterns.into_iter();
@@ -282,23 +296,27 @@ fn is_wild(pattern: &TokenStream) -> bool {
     pattern.to_string() == "_"
 }
 
-fn rewrite(pat: &Pat, uses: &HashSet<String>, claimed: &mut HashSet<String>) -> TokenStream {
+fn rewrite<'v>(
+    pat: &Pat,
+    uses: &[VarId],
+    vars: &mut impl Iterator<Item = &'v VarId>,
+    bound: &mut bool,
+) -> TokenStream {
     match pat {
         Pat::Ident(p) => {
-            let name = p.ident.to_string();
-            if uses.contains(&name) && claimed.insert(name) {
+            let var = vars.next().expect("one variable per name of a slot");
+            if uses.contains(var) {
+                *bound = true;
                 p.ident.to_token_stream()
             } else {
                 quote! { _ }
             }
         }
-        Pat::Paren(p) => rewrite(&p.pat, uses, claimed),
+        Pat::Paren(p) => rewrite(&p.pat, uses, vars, bound),
+        Pat::Type(t) => rewrite(&t.pat, uses, vars, bound),
         Pat::Tuple(t) => {
-            // Right to left, so the last of duplicate names (impossible within one checked
-            // pattern, but cheap to respect) would win.
-            let mut elems: Vec<TokenStream> =
-                t.elems.iter().rev().map(|p| rewrite(p, uses, claimed)).collect();
-            elems.reverse();
+            let elems: Vec<TokenStream> =
+                t.elems.iter().map(|p| rewrite(p, uses, vars, bound)).collect();
             if elems.iter().all(is_wild) {
                 quote! { _ }
             } else if elems.len() == 1 {

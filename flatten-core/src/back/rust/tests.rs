@@ -1,5 +1,5 @@
 use crate::text::text;
-use crate::{compile, emit::emit, Terminal};
+use crate::{back::rust::emit, compile, Terminal};
 use quote::quote;
 
 fn emitted(input: proc_macro2::TokenStream) -> String {
@@ -12,7 +12,8 @@ fn pythagorean_triples_become_two_expands() {
     let code = emitted(
         quote!((x, y, z) | x <- 1..n, y <- x..n, z <- y..x + y, z < n, x * x + y * y == z * z),
     );
-    assert!(code.contains("rt::source(&__PARCOMP_SITE, &((1)..(n)))"), "{code}");
+    assert!(code.contains("match((1)..(n),) { (__parcomp_root,) =>"), "{code}");
+    assert!(code.contains("rt::source(&__PARCOMP_SITE, &__parcomp_root)"), "{code}");
     assert!(code.contains(".expand(|&x| (x)..(n))"), "{code}");
     assert!(code.contains(".expand(|&(x, y)| (y)..(x + y))"), "{code}");
     assert!(code.contains(".filter(|&(_, z)| z < n)"), "{code}");
@@ -23,11 +24,15 @@ fn pythagorean_triples_become_two_expands() {
 #[test]
 fn invariant_generators_become_products() {
     let code = emitted(quote!(x + y | x <- xs, y <- 0..m));
-    assert!(code.contains(".product(&((0)..(m)))"), "{code}");
+    assert!(
+        code.contains("match (__parcomp_collection_0, (0)..(m),)") || code.contains(", (0)..(m),)"),
+        "{code}"
+    );
+    assert!(code.contains(".product(&__parcomp_product_0)"), "{code}");
     let code = emitted(quote!(x + y | x <- xs, y <- (0..m).map(|j| j + x)));
     assert!(
         code.contains(
-            ".product_map(&((0)..(m)), |&x, __parcomp_item| (|j| j + x)(__parcomp_item))"
+            ".product_map(&__parcomp_product_0, |&x, __parcomp_item| (|j| j + x)(__parcomp_item))"
         ),
         "{code}"
     );

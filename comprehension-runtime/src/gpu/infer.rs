@@ -1,0 +1,310 @@
+//! Solving a plan's type classes: which Rust type each class of the generated kernels is.
+//!
+//! The macro relates the classes of every expression (`a + b`: one class; `x as f32`: `f32`;
+//! an unsuffixed `2`: some integer); the emitted code observes the types of what the kernels
+//! read — captured values, the first generator's elements, the head's values, `#[par_fn]`
+//! signatures. Unifying both gives every class its type, as Rust's own inference did. Integer
+//! and float literal classes nothing else decides are `i32` and `f64`, as in Rust. Anything
+//! that does not fit (which would be a disagreement between this solver and rustc) is an error,
+//! and the comprehension runs on the CPU.
+
+use super::plan::{ClassId, Constraint};
+use super::types::{Prim, TypeDesc};
+
+/// What a class is known to be so far.
+#[derive(Clone, Debug, PartialEq)]
+enum Shape {
+    Unknown,
+    /// Some integer type.
+    Integer,
+    /// Some float type.
+    Float,
+    Prim(Prim),
+    Tuple(Vec<usize>),
+    Option(usize),
+}
+
+/// The observed types the constraints refer to.
+pub(crate) struct Observations<'a> {
+    /// The type of each capture (a scalar's own type, a collection's element type).
+    pub(crate) captures: &'a [TypeDesc],
+    /// The first generator's elements (none for a `#[par_fn]`).
+    pub(crate) root: Option<TypeDesc>,
+    /// The comprehension's elements (none for a `#[par_fn]`).
+    pub(crate) output: Option<TypeDesc>,
+    /// Each `#[par_fn]`'s parameters and return type.
+    pub(crate) par_fns: &'a [(Vec<TypeDesc>, TypeDesc)],
+}
+
+struct Solver {
+    parent: Vec<usize>,
+    shape: Vec<Shape>,
+}
+
+impl Solver {
+    fn new(classes: usize) -> Self {
+        Solver { parent: (0..classes).collect(), shape: vec![Shape::Unknown; classes] }
+    }
+
+    fn find(&mut self, a: usize) -> usize {
+        let mut root = a;
+        while self.parent[root] != root {
+            root = self.parent[root];
+        }
+        let mut x = a;
+        while self.parent[x] != root {
+            let next = self.parent[x];
+            self.parent[x] = root;
+            x = next;
+        }
+        root
+    }
+
+    /// A new class of shape `shape`.
+    fn fresh(&mut self, shape: Shape) -> usize {
+        self.parent.push(self.parent.len());
+        self.shape.push(shape);
+        self.parent.len() - 1
+    }
+
+    /// A class holding exactly the type `desc`.
+    fn of(&mut self, desc: &TypeDesc) -> usize {
+        match desc {
+            TypeDesc::Prim(p) => self.fresh(Shape::Prim(*p)),
+            TypeDesc::Tuple(items) => {
+                let items = items.iter().map(|t| self.of(t)).collect();
+                self.fresh(Shape::Tuple(items))
+            }
+            TypeDesc::Option(inner) => {
+                let inner = self.of(inner);
+                self.fresh(Shape::Option(inner))
+            }
+        }
+    }
+
+    fn unify(&mut self, a: usize, b: usize) -> Result<(), String> {
+        let (a, b) = (self.find(a), self.find(b));
+        if a == b {
+            return Ok(());
+        }
+        let sa = std::mem::replace(&mut self.shape[a], Shape::Unknown);
+        let sb = std::mem::replace(&mut self.shape[b], Shape::Unknown);
+        self.parent[b] = a;
+        let merged = match (sa, sb) {
+            (Shape::Unknown, s) | (s, Shape::Unknown) => s,
+            (Shape::Integer, Shape::Integer) => Shape::Integer,
+            (Shape::Float, Shape::Float) => Shape::Float,
+            (Shape::Integer, Shape::Prim(p)) | (Shape::Prim(p), Shape::Integer)
+                if p.is_integer() =>
+            {
+                Shape::Prim(p)
+            }
+            (Shape::Float, Shape::Prim(p)) | (Shape::Prim(p), Shape::Float) if p.is_float() => {
+                Shape::Prim(p)
+            }
+            (Shape::Prim(p), Shape::Prim(q)) if p == q => Shape::Prim(p),
+            (Shape::Tuple(xs), Shape::Tuple(ys)) if xs.len() == ys.len() => {
+                for (&x, &y) in xs.iter().zip(&ys) {
+                    self.unify(x, y)?;
+                }
+                Shape::Tuple(xs)
+            }
+            (Shape::Option(x), Shape::Option(y)) => {
+                self.unify(x, y)?;
+                Shape::Option(x)
+            }
+            (x, y) => return Err(format!("a type is both {x:?} and {y:?}")),
+        };
+        self.shape[a] = merged;
+        Ok(())
+    }
+
+    fn set(&mut self, a: usize, shape: Shape) -> Result<(), String> {
+        let b = self.fresh(shape);
+        self.unify(a, b)
+    }
+
+    fn desc(&mut self, a: usize, depth: usize) -> Result<TypeDesc, String> {
+        if depth > 64 {
+            return Err("a type refers to itself".into());
+        }
+        let a = self.find(a);
+        Ok(match self.shape[a].clone() {
+            Shape::Unknown => TypeDesc::Tuple(Vec::new()),
+            Shape::Integer => TypeDesc::Prim(Prim::I32),
+            Shape::Float => TypeDesc::Prim(Prim::F64),
+            Shape::Prim(p) => TypeDesc::Prim(p),
+            Shape::Tuple(items) => TypeDesc::Tuple(
+                items.iter().map(|&i| self.desc(i, depth + 1)).collect::<Result<_, _>>()?,
+            ),
+            Shape::Option(inner) => TypeDesc::Option(Box::new(self.desc(inner, depth + 1)?)),
+        })
+    }
+}
+
+fn unsigned_of(p: Prim) -> Option<Prim> {
+    Some(match p {
+        Prim::I8 | Prim::U8 => Prim::U8,
+        Prim::I16 | Prim::U16 => Prim::U16,
+        Prim::I32 | Prim::U32 => Prim::U32,
+        Prim::I64 | Prim::U64 => Prim::U64,
+        _ => return None,
+    })
+}
+
+/// The type of every class, or why they cannot be solved.
+pub(crate) fn solve(
+    classes: u32,
+    constraints: &[Constraint],
+    observed: &Observations<'_>,
+) -> Result<Vec<TypeDesc>, String> {
+    let n = classes as usize;
+    let mut s = Solver::new(n);
+    let check = |c: ClassId| -> Result<usize, String> {
+        if (c as usize) < n {
+            Ok(c as usize)
+        } else {
+            Err(format!("class {c} out of range"))
+        }
+    };
+    let mut deferred = Vec::new();
+    for constraint in constraints {
+        match *constraint {
+            Constraint::Same(a, b) => s.unify(check(a)?, check(b)?)?,
+            Constraint::Prim(a, p) => s.set(check(a)?, Shape::Prim(p))?,
+            Constraint::Integer(a) => s.set(check(a)?, Shape::Integer)?,
+            Constraint::Float(a) => s.set(check(a)?, Shape::Float)?,
+            Constraint::Tuple(a, items) => {
+                let items = items.iter().map(|&c| check(c)).collect::<Result<Vec<_>, _>>()?;
+                s.set(check(a)?, Shape::Tuple(items))?
+            }
+            Constraint::Option(a, b) => {
+                let b = check(b)?;
+                s.set(check(a)?, Shape::Option(b))?
+            }
+            Constraint::Capture(a, k) | Constraint::Element(a, k) => {
+                let desc = observed
+                    .captures
+                    .get(k as usize)
+                    .ok_or_else(|| format!("no observation of capture {k}"))?;
+                let b = s.of(desc);
+                s.unify(check(a)?, b)?
+            }
+            Constraint::Root(a) => {
+                let root = observed.root.as_ref().ok_or("no first generator")?;
+                let b = s.of(root);
+                s.unify(check(a)?, b)?
+            }
+            Constraint::Output(a) => {
+                let output = observed.output.as_ref().ok_or("no elements")?;
+                let b = s.of(output);
+                s.unify(check(a)?, b)?
+            }
+            Constraint::Param(a, f, k) => {
+                let (params, _) = observed
+                    .par_fns
+                    .get(f as usize)
+                    .ok_or_else(|| format!("no signature of #[par_fn] {f}"))?;
+                let desc = params.get(k as usize).ok_or_else(|| {
+                    format!("a #[par_fn] called with more than {} arguments", params.len())
+                })?;
+                let b = s.of(desc);
+                s.unify(check(a)?, b)?
+            }
+            Constraint::Return(a, f) => {
+                let (_, ret) = observed
+                    .par_fns
+                    .get(f as usize)
+                    .ok_or_else(|| format!("no signature of #[par_fn] {f}"))?;
+                let b = s.of(ret);
+                s.unify(check(a)?, b)?
+            }
+            Constraint::Field(..) | Constraint::Unsigned(..) => deferred.push(*constraint),
+        }
+    }
+    // Fields and unsigned counterparts, once the tuples and integers they refer to are known.
+    let mut progress = true;
+    while progress && !deferred.is_empty() {
+        progress = false;
+        let mut waiting = Vec::new();
+        for constraint in deferred {
+            match constraint {
+                Constraint::Field(a, k, b) => {
+                    let ra = s.find(check(a)?);
+                    match s.shape[ra].clone() {
+                        Shape::Tuple(items) => {
+                            let item = *items.get(k as usize).ok_or_else(|| {
+                                format!("field .{k} of a tuple of {}", items.len())
+                            })?;
+                            s.unify(item, check(b)?)?;
+                            progress = true;
+                        }
+                        Shape::Option(inner) if k == 1 => {
+                            s.unify(inner, check(b)?)?;
+                            progress = true;
+                        }
+                        Shape::Option(_) if k == 0 => {
+                            s.set(check(b)?, Shape::Prim(Prim::Bool))?;
+                            progress = true;
+                        }
+                        Shape::Unknown => waiting.push(constraint),
+                        other => return Err(format!("field .{k} of {other:?}")),
+                    }
+                }
+                Constraint::Unsigned(a, b) => {
+                    let rb = s.find(check(b)?);
+                    match s.shape[rb].clone() {
+                        Shape::Prim(p) => {
+                            let u = unsigned_of(p).ok_or_else(|| format!("abs_diff of {p:?}"))?;
+                            s.set(check(a)?, Shape::Prim(u))?;
+                            progress = true;
+                        }
+                        _ => waiting.push(constraint),
+                    }
+                }
+                _ => unreachable!("only fields and unsigned counterparts wait"),
+            }
+        }
+        deferred = waiting;
+    }
+    if let Some(c) = deferred.first() {
+        return Err(format!("cannot determine the type behind {c:?}"));
+    }
+    (0..n).map(|c| s.desc(c, 0)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn observed(root: TypeDesc, output: TypeDesc) -> Observations<'static> {
+        Observations { captures: &[], root: Some(root), output: Some(output), par_fns: &[] }
+    }
+
+    #[test]
+    fn literals_take_the_type_of_what_they_meet() {
+        // x * 0.5 with x: f32 stays f32; an integer literal alone is i32.
+        let constraints = [
+            Constraint::Root(0),
+            Constraint::Float(1),
+            Constraint::Same(0, 1),
+            Constraint::Integer(2),
+            Constraint::Output(0),
+        ];
+        let f32_ = TypeDesc::Prim(Prim::F32);
+        let types = solve(3, &constraints, &observed(f32_.clone(), f32_.clone())).unwrap();
+        assert_eq!(types, [f32_.clone(), f32_, TypeDesc::Prim(Prim::I32)]);
+    }
+
+    #[test]
+    fn fields_of_observed_tuples_and_disagreements() {
+        let pair = TypeDesc::Tuple(vec![TypeDesc::Prim(Prim::U8), TypeDesc::Prim(Prim::F64)]);
+        let constraints = [Constraint::Root(0), Constraint::Field(0, 1, 1), Constraint::Output(1)];
+        let types =
+            solve(2, &constraints, &observed(pair.clone(), TypeDesc::Prim(Prim::F64))).unwrap();
+        assert_eq!(types[1], TypeDesc::Prim(Prim::F64));
+        // The head said f64, the output is u8: a disagreement, not a silent choice.
+        let bad = solve(2, &constraints, &observed(pair, TypeDesc::Prim(Prim::U8)));
+        assert!(bad.is_err());
+    }
+}

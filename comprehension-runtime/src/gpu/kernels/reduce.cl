@@ -1,0 +1,219 @@
+/* Reductions, instantiated for each reduction of a comprehension: the runtime defines
+ *   PC_RED    the name prefix (pc_r0), whose PC_RED_op and PC_RED_identity the generated
+ *             source defines;
+ *   PC_RED_C  the accumulator's class;
+ * then includes this file. The operator need only be associative: every combination keeps the
+ * elements' order (left before right), as the CPU's reducers do.
+ *
+ * - PC_RED_group: a work-group's values reduced in order (a tree over neighbours);
+ * - PC_RED_partials: partial results reduced tile by tile, in order;
+ * - PC_RED_fill: a result column set to the identity (groups with no element keep it);
+ * - PC_RED_segtiles, PC_RED_segcarries, PC_RED_segapply: a segmented reduction by group: the
+ *   values of a chunk, each tagged with the group (the outer element) it belongs to, groups in
+ *   nondecreasing order, reduced per group into a result column. It is a scan with the
+ *   segmented operator (f1, v1) . (f2, v2) = (f1 | f2, f2 ? v2 : op(v1, v2)), in three phases
+ *   like the sizes' scan; the chunk continues the last group of the previous chunk through a
+ *   carry (its group and its value so far), so a group split across chunks or tiles is reduced
+ *   in order, whole. The last position of a group in the chunk writes the group's result. */
+
+#define PC_R_(suffix) PC_CAT(PC_RED, suffix)
+#define PC_R_T PC_T(PC_RED_C)
+#define PC_R_OP(a, b) PC_R_(_op)(pc_fault, pc_caps, (a), (b))
+
+PC_FN PC_R_T PC_R_(_group)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps,
+                           PC_LOCAL_PTR(PC_R_T) scratch, PC_R_T value) {
+  pc_u32 t = PC_LOCAL_ID();
+  scratch[t] = value;
+  PC_BARRIER();
+  for (pc_u32 s = 1; s < PC_WG; s <<= 1) {
+    if (t % (2u * s) == 0u && t + s < PC_WG) scratch[t] = PC_R_OP(scratch[t], scratch[t + s]);
+    PC_BARRIER();
+  }
+  return scratch[0];
+}
+
+/* out[g] = the reduction of in[g * PC_TILE ...], work-item t reducing PC_ITEMS consecutive
+ * values first. */
+PC_KERNEL void PC_R_(_partials)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps, pc_u64 n,
+                                PC_GLOBAL const pc_u8 *in, pc_u64 in_cap, pc_u64 out_cap,
+                                PC_GLOBAL pc_u8 *out) {
+  PC_LOCAL_ARRAY(PC_R_T, scratch, PC_WG);
+  pc_u32 t = PC_LOCAL_ID();
+  pc_u64 first = PC_GROUP_ID() * (pc_u64)PC_TILE + (pc_u64)t * PC_ITEMS;
+  PC_R_T acc = PC_R_(_identity)(pc_caps);
+  for (pc_u32 k = 0; k < PC_ITEMS; k++) {
+    if (first + k < n) acc = PC_R_OP(acc, PC_LOAD(PC_RED_C)(in, in_cap, first + k));
+  }
+  acc = PC_R_(_group)(pc_fault, pc_caps, scratch, acc);
+  if (t == 0) PC_STORE(PC_RED_C)(out, out_cap, PC_GROUP_ID(), acc);
+}
+
+PC_KERNEL void PC_R_(_fill)(PC_GLOBAL const pc_u8 *pc_caps, pc_u64 n, pc_u64 out_cap,
+                            PC_GLOBAL pc_u8 *out) {
+  pc_u64 t = PC_GLOBAL_ID();
+  if (t < n) PC_STORE(PC_RED_C)(out, out_cap, t, PC_R_(_identity)(pc_caps));
+}
+
+/* The segmented operator on (flag, value) pairs. */
+PC_FN void PC_R_(_seg)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps, pc_bool *f1,
+                       PC_R_T *v1, pc_bool f2, PC_R_T v2) {
+  *v1 = f2 ? v2 : PC_R_OP(*v1, v2);
+  *f1 = (pc_bool)(*f1 | f2);
+}
+
+/* Whether position j starts a group: a group other than the previous position's (for j = 0,
+ * the carry's). */
+#define PC_R_FLAG(j) \
+  ((pc_bool)((j) == 0 ? groups[0] != carry_group[0] : groups[j] != groups[(j) - 1]))
+
+/* Phase 1: the (flag, value) aggregate of every tile; work-item t takes PC_ITEMS consecutive
+ * positions, then the work-group combines in order. */
+PC_KERNEL void PC_R_(_segtiles)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps, pc_u64 n,
+                                PC_GLOBAL const pc_u8 *vals, pc_u64 vals_cap,
+                                PC_GLOBAL const pc_u64 *groups,
+                                PC_GLOBAL const pc_u64 *carry_group, PC_GLOBAL pc_u64 *agg_flags,
+                                pc_u64 agg_cap, PC_GLOBAL pc_u8 *agg_vals) {
+  PC_LOCAL_ARRAY(PC_R_T, scratch, PC_WG);
+  PC_LOCAL_ARRAY(pc_bool, flags, PC_WG);
+  pc_u32 t = PC_LOCAL_ID();
+  pc_u64 first = PC_GROUP_ID() * (pc_u64)PC_TILE + (pc_u64)t * PC_ITEMS;
+  pc_bool f = 0;
+  PC_R_T v = PC_R_(_identity)(pc_caps);
+  for (pc_u32 k = 0; k < PC_ITEMS; k++) {
+    pc_u64 j = first + k;
+    if (j < n) PC_R_(_seg)(pc_fault, pc_caps, &f, &v, PC_R_FLAG(j), PC_LOAD(PC_RED_C)(vals, vals_cap, j));
+  }
+  scratch[t] = v;
+  flags[t] = f;
+  PC_BARRIER();
+  for (pc_u32 s = 1; s < PC_WG; s <<= 1) {
+    if (t % (2u * s) == 0u && t + s < PC_WG) {
+      pc_bool fl = flags[t];
+      PC_R_T vl = scratch[t];
+      PC_R_(_seg)(pc_fault, pc_caps, &fl, &vl, flags[t + s], scratch[t + s]);
+      flags[t] = fl;
+      scratch[t] = vl;
+    }
+    PC_BARRIER();
+  }
+  if (t == 0) {
+    agg_flags[PC_GROUP_ID()] = flags[0];
+    PC_STORE(PC_RED_C)(agg_vals, agg_cap, PC_GROUP_ID(), scratch[0]);
+  }
+}
+
+/* Phase 2, one work-group: the tiles' aggregates replaced by their exclusive prefixes, starting
+ * from the carry (flag 1: it starts its own group, which the chunk's first positions continue
+ * when they have the carry's group). */
+PC_KERNEL void PC_R_(_segcarries)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps,
+                                  pc_u64 tiles, PC_GLOBAL pc_u64 *agg_flags, pc_u64 agg_cap,
+                                  PC_GLOBAL pc_u8 *agg_vals, PC_GLOBAL const pc_u8 *carry_val) {
+  PC_LOCAL_ARRAY(PC_R_T, scratch, PC_WG);
+  PC_LOCAL_ARRAY(pc_bool, flags, PC_WG);
+  pc_u32 t = PC_LOCAL_ID();
+  pc_bool carry_f = 1;
+  PC_R_T carry_v = PC_LOAD(PC_RED_C)(carry_val, 1, 0);
+  for (pc_u64 base = 0; base < tiles; base += PC_WG) {
+    pc_u64 i = base + t;
+    pc_bool f = 0;
+    PC_R_T v = PC_R_(_identity)(pc_caps);
+    if (i < tiles) {
+      f = (pc_bool)agg_flags[i];
+      v = PC_LOAD(PC_RED_C)(agg_vals, agg_cap, i);
+    }
+    /* Inclusive scan of this block, in order: element t combines with t - s (its left). */
+    scratch[t] = v;
+    flags[t] = f;
+    PC_BARRIER();
+    for (pc_u32 s = 1; s < PC_WG; s <<= 1) {
+      pc_bool fl = 0;
+      PC_R_T vl = PC_R_(_identity)(pc_caps);
+      int has = t >= s;
+      if (has) {
+        fl = flags[t - s];
+        vl = scratch[t - s];
+      }
+      PC_BARRIER();
+      if (has) {
+        PC_R_(_seg)(pc_fault, pc_caps, &fl, &vl, flags[t], scratch[t]);
+        flags[t] = fl;
+        scratch[t] = vl;
+      }
+      PC_BARRIER();
+    }
+    /* Exclusive prefix of element t: the carry, then the inclusive prefix of t - 1. */
+    pc_bool ef = carry_f;
+    PC_R_T ev = carry_v;
+    if (t > 0) PC_R_(_seg)(pc_fault, pc_caps, &ef, &ev, flags[t - 1], scratch[t - 1]);
+    pc_bool block_f = flags[PC_WG - 1];
+    PC_R_T block_v = scratch[PC_WG - 1];
+    PC_BARRIER();
+    if (i < tiles) {
+      agg_flags[i] = ef;
+      PC_STORE(PC_RED_C)(agg_vals, agg_cap, i, ev);
+    }
+    PC_R_(_seg)(pc_fault, pc_caps, &carry_f, &carry_v, block_f, block_v);
+    PC_BARRIER();
+  }
+}
+
+/* Phase 3: every position's value (its tile's carry-in, its work-item's prefix, its own
+ * running value); the last position of each group writes the group's result, and the chunk's
+ * last position the next chunk's carry. */
+PC_KERNEL void PC_R_(_segapply)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps, pc_u64 n,
+                                PC_GLOBAL const pc_u8 *vals, pc_u64 vals_cap,
+                                PC_GLOBAL const pc_u64 *groups,
+                                PC_GLOBAL const pc_u64 *carry_group,
+                                PC_GLOBAL const pc_u64 *agg_flags, pc_u64 agg_cap,
+                                PC_GLOBAL const pc_u8 *agg_vals, pc_u64 res_cap,
+                                PC_GLOBAL pc_u8 *res, PC_GLOBAL pc_u64 *next_group,
+                                PC_GLOBAL pc_u8 *next_val) {
+  PC_LOCAL_ARRAY(PC_R_T, scratch, PC_WG);
+  PC_LOCAL_ARRAY(pc_bool, flags, PC_WG);
+  pc_u32 t = PC_LOCAL_ID();
+  pc_u64 g = PC_GROUP_ID();
+  pc_u64 first = g * (pc_u64)PC_TILE + (pc_u64)t * PC_ITEMS;
+  pc_bool f = 0;
+  PC_R_T v = PC_R_(_identity)(pc_caps);
+  for (pc_u32 k = 0; k < PC_ITEMS; k++) {
+    pc_u64 j = first + k;
+    if (j < n) PC_R_(_seg)(pc_fault, pc_caps, &f, &v, PC_R_FLAG(j), PC_LOAD(PC_RED_C)(vals, vals_cap, j));
+  }
+  scratch[t] = v;
+  flags[t] = f;
+  PC_BARRIER();
+  for (pc_u32 s = 1; s < PC_WG; s <<= 1) {
+    pc_bool fl = 0;
+    PC_R_T vl = PC_R_(_identity)(pc_caps);
+    int has = t >= s;
+    if (has) {
+      fl = flags[t - s];
+      vl = scratch[t - s];
+    }
+    PC_BARRIER();
+    if (has) {
+      PC_R_(_seg)(pc_fault, pc_caps, &fl, &vl, flags[t], scratch[t]);
+      flags[t] = fl;
+      scratch[t] = vl;
+    }
+    PC_BARRIER();
+  }
+  pc_bool rf = (pc_bool)agg_flags[g];
+  PC_R_T rv = PC_LOAD(PC_RED_C)(agg_vals, agg_cap, g);
+  if (t > 0) PC_R_(_seg)(pc_fault, pc_caps, &rf, &rv, flags[t - 1], scratch[t - 1]);
+  for (pc_u32 k = 0; k < PC_ITEMS; k++) {
+    pc_u64 j = first + k;
+    if (j >= n) break;
+    PC_R_(_seg)(pc_fault, pc_caps, &rf, &rv, PC_R_FLAG(j), PC_LOAD(PC_RED_C)(vals, vals_cap, j));
+    if (j + 1 == n || groups[j + 1] != groups[j]) PC_STORE(PC_RED_C)(res, res_cap, groups[j], rv);
+    if (j + 1 == n) {
+      next_group[0] = groups[j];
+      PC_STORE(PC_RED_C)(next_val, 1, 0, rv);
+    }
+  }
+}
+
+#undef PC_R_FLAG
+#undef PC_R_OP
+#undef PC_R_T
+#undef PC_R_

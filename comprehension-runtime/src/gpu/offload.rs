@@ -1,0 +1,658 @@
+//! The device half of one run of a comprehension, as the emitted code builds it.
+//!
+//! The macro compiles a comprehension twice: into the CPU pipeline, and — when every part of it
+//! is in the device subset — into kernel source and a [`DevicePlan`]. At the call site the
+//! emitted code then *observes* what the kernels need: the root's elements, every captured
+//! value, the type of the head. Whether a Rust type can live on a device is decided by
+//! autoref dispatch on a [`Probe`] ([`probe`]): `(&&Probe::of(&x)).capture_slice(&x)` picks
+//! the device implementation when the type is a [`DeviceType`], and otherwise one that says
+//! why not — no specialization, no trait bound that could stop a program from compiling. The
+//! observations are borrowed trait objects: building an [`Offload`] allocates nothing and
+//! copies nothing, so a run that stays on the CPU pays for nothing but a few pointers.
+
+use super::plan::DevicePlan;
+use super::types::{ColumnLayout, ColumnReader, ColumnWriter, DeviceType, TypeDesc};
+use crate::jagged::Jagged;
+use crate::source::{Integer, Source};
+use std::marker::PhantomData;
+use std::ops::{Range, RangeInclusive};
+
+/// A value the device cannot hold, named for messages.
+#[derive(Clone, Copy, Debug)]
+pub struct Unrepresentable {
+    /// `std::any::type_name` of the value's type.
+    pub type_name: &'static str,
+}
+
+/// What the emitted code observed of one value the kernels need.
+pub type Observed<'a> = Result<HostData<'a>, Unrepresentable>;
+
+/// Host data in a form the device can hold, borrowed until the run ends.
+#[derive(Clone, Copy)]
+pub enum HostData<'a> {
+    /// A single value (a captured scalar, or a value computed once before the run).
+    Scalar(&'a dyn DynValue),
+    /// A captured slice, `Vec` or array, read by index.
+    Slice(&'a dyn DynSlice),
+    /// A captured array of rows (`Jagged`, `Vec<Vec<T>>`), read a row at a time.
+    Jagged(&'a dyn DynJagged),
+    /// The first generator, when it is an integer range: computed on the device.
+    Range(&'a dyn DynRange),
+    /// The first generator, when it is any other source: its elements are copied.
+    Elements(&'a dyn DynElements),
+}
+
+/// A device value behind a reference.
+pub trait DynValue: Sync {
+    /// Its type.
+    fn desc(&self) -> TypeDesc;
+    /// Writes its components.
+    fn write(&self, out: &mut ColumnWriter<'_>);
+}
+
+impl<T: DeviceType> DynValue for T {
+    fn desc(&self) -> TypeDesc {
+        <T as DeviceType>::desc()
+    }
+    fn write(&self, out: &mut ColumnWriter<'_>) {
+        DeviceType::write(self, out)
+    }
+}
+
+/// A slice of device values behind a reference.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be read by index on the device",
+    label = "not a collection of device values",
+    note = "the device reads slices, `Vec`s and arrays of device types (numbers, `bool`, tuples \
+            and `Option`s of them)"
+)]
+pub trait DynSlice: Sync {
+    /// The elements' type.
+    fn desc(&self) -> TypeDesc;
+    /// Number of elements.
+    fn len(&self) -> usize;
+    /// Whether there is no element.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Writes elements `range` into the columns at positions `0..range.len()`.
+    fn write(&self, out: &mut ColumnWriter<'_>, range: Range<usize>);
+}
+
+impl<T: DeviceType> DynSlice for [T] {
+    fn desc(&self) -> TypeDesc {
+        T::desc()
+    }
+    fn len(&self) -> usize {
+        <[T]>::len(self)
+    }
+    fn write(&self, out: &mut ColumnWriter<'_>, range: Range<usize>) {
+        for (k, v) in self[range].iter().enumerate() {
+            DeviceType::write(v, out.at(k));
+        }
+    }
+}
+
+impl<T: DeviceType> DynSlice for Vec<T> {
+    fn desc(&self) -> TypeDesc {
+        T::desc()
+    }
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    fn write(&self, out: &mut ColumnWriter<'_>, range: Range<usize>) {
+        DynSlice::write(self.as_slice(), out, range)
+    }
+}
+
+impl<T: DeviceType, const N: usize> DynSlice for [T; N] {
+    fn desc(&self) -> TypeDesc {
+        T::desc()
+    }
+    fn len(&self) -> usize {
+        N
+    }
+    fn write(&self, out: &mut ColumnWriter<'_>, range: Range<usize>) {
+        DynSlice::write(self.as_slice(), out, range)
+    }
+}
+
+impl<S: DynSlice + ?Sized> DynSlice for &S {
+    fn desc(&self) -> TypeDesc {
+        (**self).desc()
+    }
+    fn len(&self) -> usize {
+        (**self).len()
+    }
+    fn write(&self, out: &mut ColumnWriter<'_>, range: Range<usize>) {
+        (**self).write(out, range)
+    }
+}
+
+/// An array of rows of device values behind a reference.
+#[diagnostic::on_unimplemented(
+    message = "the rows of `{Self}` cannot be read on the device",
+    label = "not an array of rows of device values",
+    note = "the device reads rows of `Jagged` arrays and of `Vec<Vec<T>>` whose values are \
+            device types"
+)]
+pub trait DynJagged: Sync {
+    /// The values' type.
+    fn desc(&self) -> TypeDesc;
+    /// Number of rows.
+    fn rows(&self) -> usize;
+    /// Number of values in all rows.
+    fn values(&self) -> usize;
+    /// The offset of every row and the end (`rows() + 1` entries, from 0 to `values()`).
+    fn offsets(&self, out: &mut Vec<u64>);
+    /// Writes every value, row after row, into the columns.
+    fn write(&self, out: &mut ColumnWriter<'_>);
+}
+
+impl<T: DeviceType> DynJagged for Jagged<T> {
+    fn desc(&self) -> TypeDesc {
+        T::desc()
+    }
+    fn rows(&self) -> usize {
+        self.len()
+    }
+    fn values(&self) -> usize {
+        Jagged::values(self).len()
+    }
+    fn offsets(&self, out: &mut Vec<u64>) {
+        out.extend(Jagged::offsets(self).iter().map(|&o| o as u64));
+    }
+    fn write(&self, out: &mut ColumnWriter<'_>) {
+        DynSlice::write(Jagged::values(self), out, 0..DynJagged::values(self));
+    }
+}
+
+impl<T: DeviceType> DynJagged for [Vec<T>] {
+    fn desc(&self) -> TypeDesc {
+        T::desc()
+    }
+    fn rows(&self) -> usize {
+        self.len()
+    }
+    fn values(&self) -> usize {
+        self.iter().map(Vec::len).sum()
+    }
+    fn offsets(&self, out: &mut Vec<u64>) {
+        let mut at = 0u64;
+        out.push(0);
+        for row in self {
+            at += row.len() as u64;
+            out.push(at);
+        }
+    }
+    fn write(&self, out: &mut ColumnWriter<'_>) {
+        for (k, v) in self.iter().flatten().enumerate() {
+            DeviceType::write(v, out.at(k));
+        }
+    }
+}
+
+impl<T: DeviceType> DynJagged for Vec<Vec<T>> {
+    fn desc(&self) -> TypeDesc {
+        T::desc()
+    }
+    fn rows(&self) -> usize {
+        self.len()
+    }
+    fn values(&self) -> usize {
+        DynJagged::values(self.as_slice())
+    }
+    fn offsets(&self, out: &mut Vec<u64>) {
+        DynJagged::offsets(self.as_slice(), out)
+    }
+    fn write(&self, out: &mut ColumnWriter<'_>) {
+        DynJagged::write(self.as_slice(), out)
+    }
+}
+
+impl<S: DynJagged + ?Sized> DynJagged for &S {
+    fn desc(&self) -> TypeDesc {
+        (**self).desc()
+    }
+    fn rows(&self) -> usize {
+        (**self).rows()
+    }
+    fn values(&self) -> usize {
+        (**self).values()
+    }
+    fn offsets(&self, out: &mut Vec<u64>) {
+        (**self).offsets(out)
+    }
+    fn write(&self, out: &mut ColumnWriter<'_>) {
+        (**self).write(out)
+    }
+}
+
+/// An integer range behind a reference.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an integer range the device can compute",
+    label = "not a range of a primitive integer type"
+)]
+pub trait DynRange: Sync {
+    /// The elements' type.
+    fn desc(&self) -> TypeDesc;
+    /// The first element, as the 64 bits of its two's complement.
+    fn start_bits(&self) -> u64;
+    /// Number of elements (panics as the CPU does for a range longer than `usize` counts).
+    fn len(&self) -> usize;
+    /// Whether there is no element.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The 64 bits of an integer's two's complement.
+pub trait IntegerBits {
+    /// `self` sign- or zero-extended to 64 bits.
+    fn bits(self) -> u64;
+}
+
+macro_rules! integer_bits {
+    ($($t:ty),*) => {$(
+        impl IntegerBits for $t {
+            #[inline]
+            fn bits(self) -> u64 {
+                self as i128 as u64
+            }
+        }
+    )*};
+}
+
+integer_bits!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+
+impl<T: Integer + DeviceType + IntegerBits + Sync> DynRange for Range<T> {
+    fn desc(&self) -> TypeDesc {
+        T::desc()
+    }
+    fn start_bits(&self) -> u64 {
+        self.start.bits()
+    }
+    fn len(&self) -> usize {
+        Source::size(self)
+    }
+}
+
+impl<T: Integer + DeviceType + IntegerBits + Sync> DynRange for RangeInclusive<T> {
+    fn desc(&self) -> TypeDesc {
+        T::desc()
+    }
+    fn start_bits(&self) -> u64 {
+        self.start().bits()
+    }
+    fn len(&self) -> usize {
+        Source::size(self)
+    }
+}
+
+/// The elements of any source of device values, read on the host.
+#[diagnostic::on_unimplemented(
+    message = "the elements of `{Self}` cannot be copied to the device",
+    label = "its elements are not device values",
+    note = "device values are numbers, `bool`, tuples and `Option`s of them"
+)]
+pub trait DynElements: Sync {
+    /// The elements' type.
+    fn desc(&self) -> TypeDesc;
+    /// Number of elements.
+    fn len(&self) -> usize;
+    /// Whether there is no element.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Writes elements `range` into the columns at positions `0..range.len()`.
+    fn write(&self, out: &mut ColumnWriter<'_>, range: Range<usize>);
+}
+
+impl<S> DynElements for S
+where
+    S: Source + Sync,
+    S::Item: DeviceType,
+{
+    fn desc(&self) -> TypeDesc {
+        <S::Item as DeviceType>::desc()
+    }
+    fn len(&self) -> usize {
+        self.size()
+    }
+    fn write(&self, out: &mut ColumnWriter<'_>, range: Range<usize>) {
+        for (k, i) in range.enumerate() {
+            DeviceType::write(&self.fetch(i), out.at(k));
+        }
+    }
+}
+
+/// How the outputs of a comprehension come back from the device: its element type and how to
+/// read values of it out of columns. Only exists for device types.
+pub struct OutputCodec<T> {
+    desc: fn() -> TypeDesc,
+    read: fn(&mut ColumnReader<'_>) -> T,
+}
+
+impl<T> Clone for OutputCodec<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for OutputCodec<T> {}
+
+impl<T> OutputCodec<T> {
+    /// The codec of a device type.
+    pub fn of() -> Self
+    where
+        T: DeviceType,
+    {
+        OutputCodec { desc: T::desc, read: T::read }
+    }
+
+    /// The element type.
+    pub fn desc(&self) -> TypeDesc {
+        (self.desc)()
+    }
+
+    /// The first `len` values of columns laid out as `layout`.
+    pub fn read_all(&self, bytes: &[u8], layout: &ColumnLayout, len: usize) -> Vec<T> {
+        let mut reader = ColumnReader::new(bytes, layout);
+        (0..len).map(|i| (self.read)(reader.at(i))).collect()
+    }
+
+    /// Reads value `index` of columns laid out as `layout`.
+    pub fn read_one(&self, bytes: &[u8], layout: &ColumnLayout, index: usize) -> T {
+        let mut reader = ColumnReader::new(bytes, layout);
+        (self.read)(reader.at(index))
+    }
+
+    /// Reads value `index` of columns of `Option<T>` laid out as `layout`.
+    pub fn read_option(&self, bytes: &[u8], layout: &ColumnLayout, index: usize) -> Option<T> {
+        let mut reader = ColumnReader::new(bytes, layout);
+        let at = reader.at(index);
+        let some = at.take::<1>()[0] != 0;
+        let value = (self.read)(at);
+        some.then_some(value)
+    }
+}
+
+/// The type of a comprehension's elements, for the emitted code to ask (see [`probe`]).
+pub struct OutputProbe<T>(pub(crate) PhantomData<T>);
+
+/// The probes of the emitted code: `(&&Probe::of(&x)).capture_scalar(&x)` and the like. Each
+/// question has two answers, in two traits: one for `&Probe<T>` that needs `T` to be a device
+/// type, and one for `Probe<T>` that says why the value cannot be on a device. Method
+/// resolution tries the receiver `&&Probe<T>` by value first, so the first applies whenever
+/// its bound holds.
+pub mod probe {
+    use super::*;
+
+    /// Something whose type the emitted code asks about.
+    pub struct Probe<T: ?Sized>(PhantomData<fn(&T)>);
+
+    impl<T: ?Sized> Probe<T> {
+        /// A probe of `value`'s type.
+        pub fn of(value: &T) -> Self {
+            let _ = value;
+            Probe(PhantomData)
+        }
+    }
+
+    fn unrepresentable<T: ?Sized>() -> Unrepresentable {
+        Unrepresentable { type_name: std::any::type_name::<T>() }
+    }
+
+    /// A captured scalar on the device (asked as `(&&&Probe::of(x)).capture_scalar(x)`).
+    pub trait ScalarOnDevice<'a, T: ?Sized> {
+        /// The value, for the device.
+        fn capture_scalar(&self, value: &'a T) -> Observed<'a>;
+    }
+    impl<'a, T: DeviceType + 'a> ScalarOnDevice<'a, T> for &&Probe<T> {
+        fn capture_scalar(&self, value: &'a T) -> Observed<'a> {
+            Ok(HostData::Scalar(value))
+        }
+    }
+    /// A captured reference to a scalar on the device.
+    pub trait ScalarRefOnDevice<'a, T: ?Sized> {
+        /// The value behind the reference, for the device.
+        fn capture_scalar(&self, value: &'a T) -> Observed<'a>;
+    }
+    impl<'a, 'b: 'a, U: DeviceType + 'b> ScalarRefOnDevice<'a, &'b U> for &Probe<&'b U> {
+        fn capture_scalar(&self, value: &'a &'b U) -> Observed<'a> {
+            Ok(HostData::Scalar(*value))
+        }
+    }
+    /// A captured scalar that cannot be on the device.
+    pub trait ScalarOnHost<'a, T: ?Sized> {
+        /// Why the value cannot be on the device.
+        fn capture_scalar(&self, value: &'a T) -> Observed<'a>;
+    }
+    impl<'a, T: ?Sized> ScalarOnHost<'a, T> for Probe<T> {
+        fn capture_scalar(&self, _: &'a T) -> Observed<'a> {
+            Err(unrepresentable::<T>())
+        }
+    }
+
+    /// A captured collection on the device.
+    pub trait SliceOnDevice<'a, T: ?Sized> {
+        /// The collection, for the device.
+        fn capture_slice(&self, value: &'a T) -> Observed<'a>;
+    }
+    impl<'a, T: DynSlice + 'a> SliceOnDevice<'a, T> for &Probe<T> {
+        fn capture_slice(&self, value: &'a T) -> Observed<'a> {
+            Ok(HostData::Slice(value))
+        }
+    }
+    /// A captured collection that cannot be on the device.
+    pub trait SliceOnHost<'a, T: ?Sized> {
+        /// Why the collection cannot be on the device.
+        fn capture_slice(&self, value: &'a T) -> Observed<'a>;
+    }
+    impl<'a, T: ?Sized> SliceOnHost<'a, T> for Probe<T> {
+        fn capture_slice(&self, _: &'a T) -> Observed<'a> {
+            Err(unrepresentable::<T>())
+        }
+    }
+
+    /// A captured array of rows on the device.
+    pub trait JaggedOnDevice<'a, T: ?Sized> {
+        /// The rows, for the device.
+        fn capture_jagged(&self, value: &'a T) -> Observed<'a>;
+    }
+    impl<'a, T: DynJagged + 'a> JaggedOnDevice<'a, T> for &Probe<T> {
+        fn capture_jagged(&self, value: &'a T) -> Observed<'a> {
+            Ok(HostData::Jagged(value))
+        }
+    }
+    /// A captured array of rows that cannot be on the device.
+    pub trait JaggedOnHost<'a, T: ?Sized> {
+        /// Why the rows cannot be on the device.
+        fn capture_jagged(&self, value: &'a T) -> Observed<'a>;
+    }
+    impl<'a, T: ?Sized> JaggedOnHost<'a, T> for Probe<T> {
+        fn capture_jagged(&self, _: &'a T) -> Observed<'a> {
+            Err(unrepresentable::<T>())
+        }
+    }
+
+    /// The first generator, an integer range, computed on the device.
+    pub trait RangeOnDevice<'a, T: ?Sized> {
+        /// The range, for the device.
+        fn root_range(&self, value: &'a T) -> Observed<'a>;
+    }
+    impl<'a, T: DynRange + 'a> RangeOnDevice<'a, T> for &Probe<T> {
+        fn root_range(&self, value: &'a T) -> Observed<'a> {
+            Ok(HostData::Range(value))
+        }
+    }
+    /// A first generator that is not an integer range of a device type.
+    pub trait RangeOnHost<'a, T: ?Sized> {
+        /// Why the range cannot be on the device.
+        fn root_range(&self, value: &'a T) -> Observed<'a>;
+    }
+    impl<'a, T: ?Sized> RangeOnHost<'a, T> for Probe<T> {
+        fn root_range(&self, _: &'a T) -> Observed<'a> {
+            Err(unrepresentable::<T>())
+        }
+    }
+
+    /// The first generator, any source of device values: its elements are copied.
+    pub trait ElementsOnDevice<'a, T: ?Sized> {
+        /// The elements, for the device.
+        fn root_elements(&self, value: &'a T) -> Observed<'a>;
+    }
+    impl<'a, T: DynElements + 'a> ElementsOnDevice<'a, T> for &Probe<T> {
+        fn root_elements(&self, value: &'a T) -> Observed<'a> {
+            Ok(HostData::Elements(value))
+        }
+    }
+    /// A first generator whose elements cannot be on the device.
+    pub trait ElementsOnHost<'a, T: ?Sized> {
+        /// Why the elements cannot be on the device.
+        fn root_elements(&self, value: &'a T) -> Observed<'a>;
+    }
+    impl<'a, T: ?Sized> ElementsOnHost<'a, T> for Probe<T> {
+        fn root_elements(&self, _: &'a T) -> Observed<'a> {
+            Err(unrepresentable::<T>())
+        }
+    }
+
+    /// The elements of a comprehension, when they are device values.
+    pub trait OutputOnDevice<T> {
+        /// How to read them back.
+        fn output_codec(&self) -> Option<OutputCodec<T>>;
+    }
+    impl<T: DeviceType> OutputOnDevice<T> for &OutputProbe<T> {
+        fn output_codec(&self) -> Option<OutputCodec<T>> {
+            Some(OutputCodec::of())
+        }
+    }
+    /// The elements of a comprehension, when they cannot be on a device.
+    pub trait OutputOnHost<T> {
+        /// `None`: they cannot come back from a device.
+        fn output_codec(&self) -> Option<OutputCodec<T>>;
+    }
+    impl<T> OutputOnHost<T> for OutputProbe<T> {
+        fn output_codec(&self) -> Option<OutputCodec<T>> {
+            None
+        }
+    }
+}
+
+/// The device half of one run: the plan and what was observed at the call site.
+pub struct Offload<'a, T> {
+    plan: Result<&'static DevicePlan, &'static str>,
+    required: bool,
+    root: Option<Observed<'a>>,
+    captures: &'a [Observed<'a>],
+    par_fns: &'a [&'static str],
+    output: Option<OutputCodec<T>>,
+}
+
+impl<'a, T> Offload<'a, T> {
+    /// The device half of a comprehension that cannot run on a device, and why.
+    pub fn host_only(why: &'static str) -> Self {
+        Offload {
+            plan: Err(why),
+            required: false,
+            root: None,
+            captures: &[],
+            par_fns: &[],
+            output: None,
+        }
+    }
+
+    /// The device half of a comprehension whose every part the device can express.
+    /// `required`: written with `@gpu`.
+    pub fn new(
+        plan: &'static DevicePlan,
+        root: Observed<'a>,
+        captures: &'a [Observed<'a>],
+        par_fns: &'a [&'static str],
+        output: Option<OutputCodec<T>>,
+        required: bool,
+    ) -> Self {
+        Offload { plan: Ok(plan), required, root: Some(root), captures, par_fns, output }
+    }
+
+    /// Whether it was written with `@gpu`.
+    pub(crate) fn required(&self) -> bool {
+        self.required
+    }
+
+    /// `Ok` if the device can run it, else why not (for the trace and `par_explain!`).
+    pub(crate) fn capable(&self) -> Result<(), String> {
+        let plan = self.plan.map_err(str::to_string)?;
+        if let Some(Err(e)) = &self.root {
+            return Err(format!(
+                "the elements of its first generator (`{}`) are not device values",
+                e.type_name
+            ));
+        }
+        for (k, capture) in self.captures.iter().enumerate() {
+            if let Err(e) = capture {
+                let name = plan.captures.get(k).map_or("a captured value", |c| c.text);
+                return Err(format!(
+                    "`{name}` is a `{}`, which the device cannot hold",
+                    e.type_name
+                ));
+            }
+        }
+        if self.output.is_none() {
+            return Err(format!(
+                "its elements are `{}`, which the device cannot hold",
+                std::any::type_name::<T>()
+            ));
+        }
+        Ok(())
+    }
+
+    /// The plan, the root, the captures, the `#[par_fn]`s and the output codec of a capable
+    /// offload.
+    pub(crate) fn parts(&self) -> Option<OffloadParts<'_, 'a, T>> {
+        let plan = self.plan.ok()?;
+        let root = self.root.as_ref()?.as_ref().ok()?;
+        let output = self.output?;
+        Some(OffloadParts { plan, root, captures: self.captures, par_fns: self.par_fns, output })
+    }
+}
+
+/// The parts of a capable [`Offload`].
+pub(crate) struct OffloadParts<'o, 'a, T> {
+    pub(crate) plan: &'static DevicePlan,
+    pub(crate) root: &'o HostData<'a>,
+    pub(crate) captures: &'a [Observed<'a>],
+    pub(crate) par_fns: &'a [&'static str],
+    pub(crate) output: OutputCodec<T>,
+}
+
+/// The path of a function (`type_name` of its item type): how a `#[par_fn]` is found at run
+/// time (`my_crate::lines::get_point_in_line`).
+pub fn par_fn_name<F>(_: &F) -> &'static str {
+    std::any::type_name::<F>()
+}
+
+/// Under `@gpu`: the captured value must be a device type.
+pub fn require_scalar<T: DeviceType>(_: &T) {}
+
+/// Under `@gpu`: the captured collection must hold device values.
+pub fn require_slice<T: DynSlice>(_: &T) {}
+
+/// Under `@gpu`: the captured array of rows must hold device values.
+pub fn require_jagged<T: DynJagged>(_: &T) {}
+
+/// Under `@gpu`: the first generator must be an integer range of a device type.
+pub fn require_range<T: DynRange>(_: &T) {}
+
+/// Under `@gpu`: the first generator's elements must be device values.
+pub fn require_elements<T: DynElements>(_: &T) {}
+
+/// Under `@gpu`: the comprehension's elements must be device values.
+pub fn require_output<P, H, T>(_: &crate::pipeline::Comprehension<P, H>)
+where
+    P: crate::pipeline::Stage,
+    H: Fn(P::Item) -> T,
+    T: DeviceType,
+{
+}

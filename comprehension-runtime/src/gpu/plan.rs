@@ -1,0 +1,214 @@
+//! The device plan: what the macro emits for the device, as static data.
+//!
+//! The macro writes a comprehension's kernels (`functions` and `kernels`, in the kernel
+//! dialect, over type classes `PC_C0`, `PC_C1`, ...) and describes them here: the classes and
+//! how they relate, the values captured from the caller, and the comprehension's levels — which
+//! kernel computes each level's sizes, which runs it, which variables it reads from its parents
+//! and writes for its children. The executor (`executor.rs`) reads nothing else.
+//!
+//! # Kernel parameters
+//!
+//! Every generated kernel starts with the same five parameters:
+//!
+//! ```text
+//! pc_fault_t pc_fault, PC_GLOBAL const pc_u8* pc_caps,
+//! pc_u64 pc_root_start, pc_u64 pc_root_cap, PC_GLOBAL const pc_u8* pc_root
+//! ```
+//!
+//! — the fault word, the captured values (a header of four `u64` per capture, then their data),
+//! and the first generator (an integer range's first element, or its elements' columns). Then:
+//!
+//! - a level kernel (`Level::kernel`): `pc_u64 pc_j0, pc_u64 pc_count, pc_u64 pc_fanout,
+//!   const pc_u64* pc_seg, const pc_u64* pc_offsets, pc_u64 pc_in_cap, const pc_u8* pc_in_V...
+//!   (one per `Level::inputs`), const pc_u64* pc_in_group, pc_u64 pc_out_cap, pc_u8* pc_out_V...
+//!   (one per output), pc_u64* pc_flags, pc_u64* pc_out_group`: it runs positions `pc_j0 ..
+//!   pc_j0 + pc_count` of its level, position `j` being child `j - pc_offsets[p]` of parent `p =
+//!   pc_seg[j - pc_j0]` (or `j / pc_fanout` when `pc_fanout` is not 0);
+//! - a size kernel (`Level::size_kernel`): `pc_u64 pc_count, pc_u64 pc_in_cap, const pc_u8*
+//!   pc_in_V..., pc_u64* pc_sizes`: the number of children of each parent;
+//! - a head kernel (`Comp::head_kernel`): `pc_u64 pc_count, pc_u64 pc_in_cap, const pc_u8*
+//!   pc_in_V..., const pc_u64* pc_in_group, pc_u64 pc_out_cap, pc_u8* pc_out, pc_u64*
+//!   pc_flags, pc_u64* pc_out_group`.
+
+/// A type class of the generated kernels.
+pub type ClassId = u32;
+
+/// The primitive types, as the macro names them in constraints.
+pub use super::types::Prim;
+
+/// How the macro relates the classes (see `flatten_core::plan::device::Constraint`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Constraint {
+    /// Both classes are one type.
+    Same(ClassId, ClassId),
+    /// The class is this primitive.
+    Prim(ClassId, Prim),
+    /// The class is an integer type (`i32` if nothing else decides).
+    Integer(ClassId),
+    /// The class is a float type (`f64` if nothing else decides).
+    Float(ClassId),
+    /// The class is the tuple of these classes.
+    Tuple(ClassId, &'static [ClassId]),
+    /// The second class is field `.n` of the first.
+    Field(ClassId, u32, ClassId),
+    /// The first class is `Option` of the second.
+    Option(ClassId, ClassId),
+    /// The class is the type of capture `n`.
+    Capture(ClassId, u32),
+    /// The class is the element type of capture `n`.
+    Element(ClassId, u32),
+    /// The class is the element type of the first generator.
+    Root(ClassId),
+    /// The class is the type of the comprehension's elements.
+    Output(ClassId),
+    /// The first class is the unsigned type of the second's width.
+    Unsigned(ClassId, ClassId),
+    /// The class is the type of parameter `n` of `#[par_fn]` number `f`.
+    Param(ClassId, u32, u32),
+    /// The class is the return type of `#[par_fn]` number `f`.
+    Return(ClassId, u32),
+}
+
+/// How the kernels read a captured value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaptureKind {
+    /// One value.
+    Scalar,
+    /// A collection read by index.
+    Slice,
+    /// An array of rows.
+    Jagged,
+}
+
+/// A value the kernels read from the caller.
+#[derive(Clone, Copy, Debug)]
+pub struct CaptureInfo {
+    /// The expression as written.
+    pub text: &'static str,
+    /// How the kernels read it.
+    pub kind: CaptureKind,
+}
+
+/// Where the first generator's elements come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RootKind {
+    /// An integer range: the device computes `start + i`.
+    Range,
+    /// Elements read on the host and copied.
+    Elements,
+}
+
+/// What a comprehension produces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Terminal {
+    /// `par!`: the values of class `class`, in order.
+    Collect,
+    /// A reduction: `reduction` indexes [`DevicePlan::reductions`].
+    Reduce {
+        /// Which reduction.
+        reduction: u32,
+        /// What kind, so the host can read its partial results.
+        kind: ReduceKind,
+    },
+}
+
+/// The kind of a reduction, for reading its partial results on the host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduceKind {
+    /// Sum, product, `par_reduce!`: a value of the elements' type.
+    Value,
+    /// Least or greatest element: an `Option`.
+    Optional,
+    /// A count (`u64`).
+    Count,
+    /// `par_any!` or `par_all!`: a `bool`; `stop` is the value that decides the result.
+    Flag {
+        /// `true` for `par_any!`, `false` for `par_all!`.
+        stop: bool,
+    },
+}
+
+/// A reduction of the plan: its operator and identity are functions of the generated source
+/// (`NAME_op`, `NAME_identity`), and the runtime instantiates the reduction kernels for it.
+#[derive(Clone, Copy, Debug)]
+pub struct ReductionInfo {
+    /// The functions' prefix, e.g. `pc_r0`.
+    pub name: &'static str,
+    /// The class of the accumulator.
+    pub acc: ClassId,
+}
+
+/// One generator of a comprehension, and the qualifiers after it.
+#[derive(Clone, Copy, Debug)]
+pub struct Level {
+    /// The kernel that runs the level.
+    pub kernel: &'static str,
+    /// The kernel that sizes it (`None` for the first generator of a top-level comprehension,
+    /// whose size is the root's).
+    pub size_kernel: Option<&'static str>,
+    /// Whether every parent has the same number of children (a product).
+    pub regular: bool,
+    /// Whether a filter can drop positions (outputs must then be compacted).
+    pub filters: bool,
+    /// The variables read from the parents' columns, in parameter order.
+    pub inputs: &'static [u32],
+    /// The variables written to the children's columns, in parameter order (empty for the last
+    /// level of a comprehension without nested ones: it computes the head itself).
+    pub outputs: &'static [u32],
+}
+
+/// A comprehension (the top-level one, or one nested in a head).
+#[derive(Clone, Copy, Debug)]
+pub struct Comp {
+    /// Its generators, outermost first.
+    pub levels: &'static [Level],
+    /// The comprehensions nested in its head, each giving one variable.
+    pub nested: &'static [NestedComp],
+    /// The kernel that computes the head after the nested comprehensions (`None`: the last
+    /// level computes it).
+    pub head_kernel: Option<&'static str>,
+    /// The variables the head kernel reads.
+    pub head_inputs: &'static [u32],
+    /// The class of the head's values.
+    pub head_class: ClassId,
+    /// What it produces.
+    pub terminal: Terminal,
+}
+
+/// A comprehension nested in a head.
+#[derive(Clone, Copy, Debug)]
+pub struct NestedComp {
+    /// The comprehension.
+    pub comp: &'static Comp,
+    /// The variable its result is bound to.
+    pub result: u32,
+    /// The variables of the enclosing comprehension it reads (its parents' columns).
+    pub inputs: &'static [u32],
+}
+
+/// The device half of a comprehension, compiled by the macro.
+#[derive(Debug)]
+pub struct DevicePlan {
+    /// The comprehension as written, for messages.
+    pub text: &'static str,
+    /// The generated functions: reduction operators, identities.
+    pub functions: &'static str,
+    /// The generated kernels.
+    pub kernels: &'static str,
+    /// Number of type classes.
+    pub classes: u32,
+    /// How they relate.
+    pub constraints: &'static [Constraint],
+    /// The class of each variable.
+    pub vars: &'static [ClassId],
+    /// The values the kernels read from the caller, in the order the emitted code observes them.
+    pub captures: &'static [CaptureInfo],
+    /// The text of each fault site.
+    pub faults: &'static [&'static str],
+    /// How the first generator is read.
+    pub root: RootKind,
+    /// The reductions.
+    pub reductions: &'static [ReductionInfo],
+    /// The comprehension.
+    pub comp: Comp,
+}

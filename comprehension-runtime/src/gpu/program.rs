@@ -1,0 +1,341 @@
+//! Programs: a comprehension's kernels with their types filled in, built once per process and
+//! cached on disk.
+//!
+//! A comprehension's program is, in order: the dialect's prelude and scalar operations; the
+//! *type prelude* — for each class `#define PC_Cn tag`, and for each tuple or `Option` type a
+//! struct with its constructor, zero, comparisons and column loads and stores; the generated
+//! functions; the reduction kernels instantiated for each of its reductions; and the generated
+//! kernels. The generic kernels (scan, load-balanced search, compaction) are one program per
+//! device.
+
+use super::cache;
+use super::device::{Device, DeviceError, DeviceErrorKind, Program};
+use super::plan::DevicePlan;
+use super::types::{Prim, TypeDesc};
+use std::collections::HashMap;
+use std::fmt::Write;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Work-items per work-group of every launch.
+pub(crate) const GROUP: u32 = 256;
+/// Items per work-item of the tiled kernels (`PC_ITEMS`).
+pub(crate) const ITEMS: u64 = 4;
+/// Positions per tile of the tiled kernels (`PC_TILE`).
+pub(crate) const TILE: u64 = GROUP as u64 * ITEMS;
+/// Combined items per work-item of the load-balanced search (`PC_LBS_ITEMS`).
+pub(crate) const LBS_ITEMS: u64 = 16;
+
+const PRELUDE: &str = include_str!("kernels/prelude.h");
+const SCALAR: &str = include_str!("kernels/scalar.h");
+const SOURCES: &str = include_str!("kernels/sources.h");
+const CAPTURES: &str = include_str!("kernels/captures.h");
+const GENERIC: &str = include_str!("kernels/generic.cl");
+const REDUCE: &str = include_str!("kernels/reduce.cl");
+
+/// The headers every program starts with.
+fn headers(fp64: bool) -> String {
+    let mut out = String::new();
+    if fp64 {
+        out.push_str("#define PC_HAVE_F64 1\n");
+    }
+    let _ = writeln!(out, "#define PC_WG {GROUP}\n#define PC_ITEMS {ITEMS}");
+    for part in [PRELUDE, SCALAR, SOURCES, CAPTURES] {
+        out.push_str(part);
+        out.push('\n');
+    }
+    out
+}
+
+/// The declarations of the types of a program, and the tags of its types.
+pub(crate) struct TypePrelude {
+    names: HashMap<TypeDesc, String>,
+    /// The declarations.
+    pub(crate) source: String,
+}
+
+impl TypePrelude {
+    /// The tag of `t` (declared by [`type_prelude`]).
+    pub(crate) fn tag(&self, t: &TypeDesc) -> &str {
+        &self.names[t]
+    }
+
+    /// `#define PC_Cn tag` for classes solved to `types`.
+    pub(crate) fn class_defines(&self, types: &[TypeDesc]) -> String {
+        let mut out = String::new();
+        for (k, t) in types.iter().enumerate() {
+            let _ = writeln!(out, "#define PC_C{k} {}", self.tag(t));
+        }
+        out
+    }
+}
+
+/// `#undef`s of `n` class macros.
+pub(crate) fn class_undefs(n: usize) -> String {
+    (0..n).map(|k| format!("#undef PC_C{k}\n")).collect()
+}
+
+/// The type prelude declaring every type of `types`.
+pub(crate) fn type_prelude<'t>(types: impl IntoIterator<Item = &'t TypeDesc>) -> TypePrelude {
+    let mut names: HashMap<TypeDesc, String> = HashMap::new();
+    let mut source = String::new();
+    // Every primitive's loads, stores and zero.
+    for p in Prim::ALL {
+        let tag = p.tag();
+        let _ = writeln!(
+            source,
+            "PC_FN pc_{tag} pc_load_{tag}(PC_GLOBAL const pc_u8 *base, pc_u64 cap, pc_u64 i) {{ (void)cap; return ((PC_GLOBAL const pc_{tag} *)base)[i]; }}\n\
+             PC_FN void pc_store_{tag}(PC_GLOBAL pc_u8 *base, pc_u64 cap, pc_u64 i, pc_{tag} v) {{ (void)cap; ((PC_GLOBAL pc_{tag} *)base)[i] = v; }}\n\
+             PC_FN pc_{tag} pc_zero_{tag}(void) {{ return (pc_{tag})0; }}",
+        );
+        if p == Prim::F32 || p == Prim::F64 {
+            // f64 is declared only where the device has it.
+        }
+        names.insert(TypeDesc::Prim(p), tag.to_string());
+    }
+    if source.contains("pc_f64") {
+        // Guard the f64 functions like scalar.h does.
+        let mut guarded = String::new();
+        for line in source.lines() {
+            if line.contains("pc_f64") {
+                let _ = writeln!(guarded, "#ifdef PC_HAVE_F64\n{line}\n#endif");
+            } else {
+                let _ = writeln!(guarded, "{line}");
+            }
+        }
+        source = guarded;
+    }
+    for t in types {
+        declare(t, &mut names, &mut source);
+    }
+    TypePrelude { names, source }
+}
+
+/// The tag of `t`, declaring it (and its parts) first if needed.
+fn declare(t: &TypeDesc, names: &mut HashMap<TypeDesc, String>, out: &mut String) -> String {
+    if let Some(name) = names.get(t) {
+        return name.clone();
+    }
+    let tag = match t {
+        TypeDesc::Prim(p) => p.tag().to_string(),
+        TypeDesc::Tuple(items) if items.is_empty() => {
+            let _ = writeln!(
+                out,
+                "typedef pc_u8 pc_unit;\n\
+                 PC_FN pc_unit pc_make_unit(void) {{ return 0; }}\n\
+                 PC_FN pc_unit pc_zero_unit(void) {{ return 0; }}\n\
+                 PC_FN pc_unit pc_load_unit(PC_GLOBAL const pc_u8 *base, pc_u64 cap, pc_u64 i) {{ (void)base; (void)cap; (void)i; return 0; }}\n\
+                 PC_FN void pc_store_unit(PC_GLOBAL pc_u8 *base, pc_u64 cap, pc_u64 i, pc_unit v) {{ (void)base; (void)cap; (void)i; (void)v; }}\n\
+                 PC_FN pc_bool pc_eq_unit(pc_unit a, pc_unit b) {{ (void)a; (void)b; return 1; }}\n\
+                 PC_FN pc_bool pc_ne_unit(pc_unit a, pc_unit b) {{ (void)a; (void)b; return 0; }}\n\
+                 PC_FN pc_bool pc_lt_unit(pc_unit a, pc_unit b) {{ (void)a; (void)b; return 0; }}\n\
+                 PC_FN pc_bool pc_le_unit(pc_unit a, pc_unit b) {{ (void)a; (void)b; return 1; }}\n\
+                 PC_FN pc_bool pc_gt_unit(pc_unit a, pc_unit b) {{ (void)a; (void)b; return 0; }}\n\
+                 PC_FN pc_bool pc_ge_unit(pc_unit a, pc_unit b) {{ (void)a; (void)b; return 1; }}\n\
+                 PC_FN pc_unit pc_min_unit(pc_unit a, pc_unit b) {{ (void)b; return a; }}\n\
+                 PC_FN pc_unit pc_max_unit(pc_unit a, pc_unit b) {{ (void)a; return b; }}"
+            );
+            "unit".to_string()
+        }
+        TypeDesc::Tuple(_) | TypeDesc::Option(_) => {
+            let (parts, option) = match t {
+                TypeDesc::Tuple(items) => (items.clone(), false),
+                TypeDesc::Option(inner) => {
+                    (vec![TypeDesc::Prim(Prim::Bool), (**inner).clone()], true)
+                }
+                TypeDesc::Prim(_) => unreachable!(),
+            };
+            let part_tags: Vec<String> = parts.iter().map(|p| declare(p, names, out)).collect();
+            let tag =
+                if option { format!("opt{}", names.len()) } else { format!("tup{}", names.len()) };
+            composite(&tag, t, &part_tags, option, out);
+            tag
+        }
+    };
+    names.insert(t.clone(), tag.clone());
+    tag
+}
+
+/// The declarations of a tuple or `Option` type.
+fn composite(tag: &str, t: &TypeDesc, parts: &[String], option: bool, out: &mut String) {
+    let ty = format!("pc_{tag}");
+    let _ = write!(out, "typedef struct {{");
+    for (k, p) in parts.iter().enumerate() {
+        let _ = write!(out, " pc_{p} f{k};");
+    }
+    let _ = writeln!(out, " }} {ty};");
+    // Constructor and zero.
+    let params: Vec<String> =
+        parts.iter().enumerate().map(|(k, p)| format!("pc_{p} a{k}")).collect();
+    let _ = write!(out, "PC_FN {ty} pc_make_{tag}({}) {{ {ty} r;", params.join(", "));
+    for k in 0..parts.len() {
+        let _ = write!(out, " r.f{k} = a{k};");
+    }
+    let _ = writeln!(out, " return r; }}");
+    let zeros: Vec<String> = parts.iter().map(|p| format!("pc_zero_{p}()")).collect();
+    let _ = writeln!(
+        out,
+        "PC_FN {ty} pc_zero_{tag}(void) {{ return pc_make_{tag}({}); }}",
+        zeros.join(", ")
+    );
+    // Loads and stores, component by component (see `ColumnLayout`).
+    let leaves = leaf_paths(t);
+    let _ = write!(out, "PC_FN {ty} pc_load_{tag}(PC_GLOBAL const pc_u8 *base, pc_u64 cap, pc_u64 i) {{ {ty} r; pc_u64 off = 0;");
+    for (path, leaf) in &leaves {
+        let _ = write!(
+            out,
+            " r{path} = ((PC_GLOBAL const pc_{l} *)(base + off))[i]; off += (cap * {s} + 7) & ~(pc_u64)7;",
+            l = leaf.tag(),
+            s = leaf.size()
+        );
+    }
+    let _ = writeln!(out, " (void)off; return r; }}");
+    let _ = write!(out, "PC_FN void pc_store_{tag}(PC_GLOBAL pc_u8 *base, pc_u64 cap, pc_u64 i, {ty} v) {{ pc_u64 off = 0;");
+    for (path, leaf) in &leaves {
+        let _ = write!(
+            out,
+            " ((PC_GLOBAL pc_{l} *)(base + off))[i] = v{path}; off += (cap * {s} + 7) & ~(pc_u64)7;",
+            l = leaf.tag(),
+            s = leaf.size()
+        );
+    }
+    let _ = writeln!(out, " (void)off; }}");
+    // Comparisons: tuples lexicographically, `None` before `Some`, as Rust orders them.
+    if option {
+        let inner = &parts[1];
+        let _ = writeln!(
+            out,
+            "PC_FN pc_bool pc_eq_{tag}({ty} a, {ty} b) {{ return (pc_bool)(a.f0 == b.f0 && (!a.f0 || pc_eq_{inner}(a.f1, b.f1))); }}\n\
+             PC_FN pc_bool pc_lt_{tag}({ty} a, {ty} b) {{ return (pc_bool)((!a.f0 && b.f0) || (a.f0 && b.f0 && pc_lt_{inner}(a.f1, b.f1))); }}\n\
+             PC_FN pc_bool pc_le_{tag}({ty} a, {ty} b) {{ return (pc_bool)(!a.f0 || (b.f0 && pc_le_{inner}(a.f1, b.f1))); }}"
+        );
+    } else {
+        let eq: Vec<String> =
+            parts.iter().enumerate().map(|(k, p)| format!("pc_eq_{p}(a.f{k}, b.f{k})")).collect();
+        let _ = writeln!(
+            out,
+            "PC_FN pc_bool pc_eq_{tag}({ty} a, {ty} b) {{ return (pc_bool)({}); }}",
+            if eq.is_empty() { "1".into() } else { eq.join(" && ") }
+        );
+        // a < b: the first unequal component decides; all equal is not less.
+        let mut lt = String::from("0");
+        let mut le = String::from("1");
+        for (k, p) in parts.iter().enumerate().rev() {
+            lt = format!("(pc_lt_{p}(a.f{k}, b.f{k}) || (pc_eq_{p}(a.f{k}, b.f{k}) && {lt}))");
+            le = format!("(pc_lt_{p}(a.f{k}, b.f{k}) || (pc_eq_{p}(a.f{k}, b.f{k}) && {le}))");
+        }
+        let _ = writeln!(
+            out,
+            "PC_FN pc_bool pc_lt_{tag}({ty} a, {ty} b) {{ return (pc_bool){lt}; }}\n\
+             PC_FN pc_bool pc_le_{tag}({ty} a, {ty} b) {{ return (pc_bool){le}; }}"
+        );
+    }
+    let _ = writeln!(
+        out,
+        "PC_FN pc_bool pc_ne_{tag}({ty} a, {ty} b) {{ return (pc_bool)!pc_eq_{tag}(a, b); }}\n\
+         PC_FN pc_bool pc_gt_{tag}({ty} a, {ty} b) {{ return pc_lt_{tag}(b, a); }}\n\
+         PC_FN pc_bool pc_ge_{tag}({ty} a, {ty} b) {{ return pc_le_{tag}(b, a); }}\n\
+         PC_FN {ty} pc_min_{tag}({ty} a, {ty} b) {{ return pc_le_{tag}(a, b) ? a : b; }}\n\
+         PC_FN {ty} pc_max_{tag}({ty} a, {ty} b) {{ return pc_le_{tag}(a, b) ? b : a; }}"
+    );
+}
+
+/// The field path (`.f0.f1`) and primitive of every component of `t`, in storage order.
+fn leaf_paths(t: &TypeDesc) -> Vec<(String, Prim)> {
+    fn walk(t: &TypeDesc, path: String, out: &mut Vec<(String, Prim)>) {
+        match t {
+            TypeDesc::Prim(p) => out.push((path, *p)),
+            TypeDesc::Tuple(items) => {
+                for (k, item) in items.iter().enumerate() {
+                    walk(item, format!("{path}.f{k}"), out);
+                }
+            }
+            TypeDesc::Option(inner) => {
+                out.push((format!("{path}.f0"), Prim::Bool));
+                walk(inner, format!("{path}.f1"), out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(t, String::new(), &mut out);
+    out
+}
+
+/// The whole source of a comprehension's program: `par_fns` are the `#[par_fn]` functions it
+/// calls (with their class macros), `classes` its own class macros.
+pub(crate) fn comprehension_source(
+    plan: &DevicePlan,
+    types: &TypePrelude,
+    par_fns: &str,
+    classes: &str,
+    fp64: bool,
+) -> String {
+    let mut out = headers(fp64);
+    let _ = writeln!(out, "/* ---- types ---- */\n{}", types.source);
+    let _ = writeln!(out, "/* ---- #[par_fn]s ---- */\n{par_fns}");
+    let _ = writeln!(out, "/* ---- classes ---- */\n{classes}");
+    let _ = writeln!(out, "/* ---- {} ---- */\n{}", plan.text.replace("*/", "* /"), plan.functions);
+    for r in plan.reductions {
+        let _ = writeln!(
+            out,
+            "#define PC_RED {}\n#define PC_RED_C PC_C{}\n{REDUCE}\n#undef PC_RED\n#undef PC_RED_C",
+            r.name, r.acc
+        );
+    }
+    out.push_str(plan.kernels);
+    out
+}
+
+/// The source of the generic kernels.
+pub(crate) fn generic_source(fp64: bool) -> String {
+    let mut out = headers(fp64);
+    out.push_str(GENERIC);
+    out
+}
+
+/// A built program shared by the runs that use it.
+pub(crate) type Built = Arc<dyn Program>;
+
+/// The program of `source` on `device`: built once per process (and loaded from the disk cache
+/// when a previous run built it).
+pub(crate) fn build(device: &dyn Device, source: &str) -> Result<Built, DeviceError> {
+    static BUILT: OnceLock<Mutex<HashMap<u64, Vec<(String, Built)>>>> = OnceLock::new();
+    let key = cache::Key::new(device.info(), source, "");
+    let hash = key.hash();
+    let table = BUILT.get_or_init(Mutex::default);
+    if let Some(found) = table
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&hash)
+        .and_then(|entries| entries.iter().find(|(s, _)| s == source))
+    {
+        return Ok(found.1.clone());
+    }
+    let program: Built = match cache::load(&key).and_then(|binary| device.load(&binary, "").ok()) {
+        Some(program) => Arc::from(program),
+        None => {
+            let program = device.build(source, "").map_err(|e| {
+                if e.kind == DeviceErrorKind::Build {
+                    let path = cache::write_failed_source(&key, source);
+                    let saved = match path {
+                        Some(p) => format!(" (the source is in {})", p.display()),
+                        None => String::new(),
+                    };
+                    DeviceError::new(DeviceErrorKind::Build, format!("{}{saved}", e.message))
+                } else {
+                    e
+                }
+            })?;
+            if let Some(binary) = program.binary() {
+                cache::store(&key, &binary);
+            }
+            Arc::from(program)
+        }
+    };
+    table
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .entry(hash)
+        .or_default()
+        .push((source.to_string(), program.clone()));
+    Ok(program)
+}

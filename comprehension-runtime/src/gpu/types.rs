@@ -1,0 +1,422 @@
+//! The Rust types a device can hold, and how their values travel.
+//!
+//! [`DeviceType`] is implemented for the primitive numbers, `bool`, tuples of device types and
+//! `Option` of a device type. Its [`TypeDesc`] is what the type solver and the kernels see; its
+//! values are stored on the device *by component*: an array of `(i32, f64)` is one buffer
+//! holding all the `i32`s, then all the `f64`s ([`ColumnLayout`]), so that neighbouring
+//! work-items read neighbouring words. `usize` and `isize` are 64-bit on the device (the device
+//! path runs only on 64-bit little-endian hosts).
+
+use std::fmt;
+
+/// A primitive type on the device: the leaves of every [`TypeDesc`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Prim {
+    /// `bool`, stored as one byte, 0 or 1.
+    Bool,
+    /// `i8`.
+    I8,
+    /// `i16`.
+    I16,
+    /// `i32`.
+    I32,
+    /// `i64` and `isize`.
+    I64,
+    /// `u8`.
+    U8,
+    /// `u16`.
+    U16,
+    /// `u32`.
+    U32,
+    /// `u64` and `usize`.
+    U64,
+    /// `f32`.
+    F32,
+    /// `f64`.
+    F64,
+}
+
+impl Prim {
+    /// Every primitive.
+    pub const ALL: [Prim; 11] = [
+        Prim::Bool,
+        Prim::I8,
+        Prim::I16,
+        Prim::I32,
+        Prim::I64,
+        Prim::U8,
+        Prim::U16,
+        Prim::U32,
+        Prim::U64,
+        Prim::F32,
+        Prim::F64,
+    ];
+
+    /// The kernel dialect's tag: `PC_T(i32)` is the C type, `PC_OP(add, i32)` an operation.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Prim::Bool => "bool",
+            Prim::I8 => "i8",
+            Prim::I16 => "i16",
+            Prim::I32 => "i32",
+            Prim::I64 => "i64",
+            Prim::U8 => "u8",
+            Prim::U16 => "u16",
+            Prim::U32 => "u32",
+            Prim::U64 => "u64",
+            Prim::F32 => "f32",
+            Prim::F64 => "f64",
+        }
+    }
+
+    /// The primitive named `name` in Rust (`usize` is `u64` on the device).
+    pub fn from_rust(name: &str) -> Option<Prim> {
+        Some(match name {
+            "bool" => Prim::Bool,
+            "i8" => Prim::I8,
+            "i16" => Prim::I16,
+            "i32" => Prim::I32,
+            "i64" | "isize" => Prim::I64,
+            "u8" => Prim::U8,
+            "u16" => Prim::U16,
+            "u32" => Prim::U32,
+            "u64" | "usize" => Prim::U64,
+            "f32" => Prim::F32,
+            "f64" => Prim::F64,
+            _ => return None,
+        })
+    }
+
+    /// Bytes per value.
+    pub fn size(self) -> usize {
+        match self {
+            Prim::Bool | Prim::I8 | Prim::U8 => 1,
+            Prim::I16 | Prim::U16 => 2,
+            Prim::I32 | Prim::U32 | Prim::F32 => 4,
+            Prim::I64 | Prim::U64 | Prim::F64 => 8,
+        }
+    }
+
+    /// Whether this is an integer type.
+    pub fn is_integer(self) -> bool {
+        !matches!(self, Prim::Bool | Prim::F32 | Prim::F64)
+    }
+
+    /// Whether this is a floating-point type.
+    pub fn is_float(self) -> bool {
+        matches!(self, Prim::F32 | Prim::F64)
+    }
+
+    /// Whether this is a signed integer type.
+    pub fn is_signed(self) -> bool {
+        matches!(self, Prim::I8 | Prim::I16 | Prim::I32 | Prim::I64)
+    }
+}
+
+/// The shape of a device type.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TypeDesc {
+    /// A primitive.
+    Prim(Prim),
+    /// A tuple (the unit type is the empty tuple).
+    Tuple(Vec<TypeDesc>),
+    /// `Option<T>`: a `bool` (whether there is a value) and the value.
+    Option(Box<TypeDesc>),
+}
+
+impl TypeDesc {
+    /// The primitive components in storage order.
+    pub fn leaves(&self) -> Vec<Prim> {
+        let mut out = Vec::new();
+        self.push_leaves(&mut out);
+        out
+    }
+
+    fn push_leaves(&self, out: &mut Vec<Prim>) {
+        match self {
+            TypeDesc::Prim(p) => out.push(*p),
+            TypeDesc::Tuple(items) => items.iter().for_each(|t| t.push_leaves(out)),
+            TypeDesc::Option(inner) => {
+                out.push(Prim::Bool);
+                inner.push_leaves(out);
+            }
+        }
+    }
+
+    /// Whether the type uses `f64` anywhere (the device must support it).
+    pub fn uses_f64(&self) -> bool {
+        self.leaves().contains(&Prim::F64)
+    }
+}
+
+impl fmt::Display for TypeDesc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TypeDesc::Prim(p) => f.write_str(match p {
+                Prim::Bool => "bool",
+                other => other.tag(),
+            }),
+            TypeDesc::Tuple(items) => {
+                f.write_str("(")?;
+                for (i, t) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{t}")?;
+                }
+                if items.len() == 1 {
+                    f.write_str(",")?;
+                }
+                f.write_str(")")
+            }
+            TypeDesc::Option(inner) => write!(f, "Option<{inner}>"),
+        }
+    }
+}
+
+/// Where each component of `cap` values of a type lies in one buffer: component `k` is an
+/// array of `cap` values starting at byte `offsets[k]` (each array 8-byte aligned).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ColumnLayout {
+    /// The components.
+    pub leaves: Vec<Prim>,
+    /// Byte offset of each component's array.
+    pub offsets: Vec<usize>,
+    /// Values the buffer has room for.
+    pub cap: usize,
+    /// Bytes in all.
+    pub bytes: usize,
+}
+
+impl ColumnLayout {
+    /// The layout of `cap` values of `desc`, or `None` if it needs more bytes than `usize`
+    /// counts.
+    pub fn new(desc: &TypeDesc, cap: usize) -> Option<ColumnLayout> {
+        let leaves = desc.leaves();
+        let mut offsets = Vec::with_capacity(leaves.len());
+        let mut at = 0usize;
+        for leaf in &leaves {
+            offsets.push(at);
+            at = at.checked_add(cap.checked_mul(leaf.size())?)?.checked_next_multiple_of(8)?;
+        }
+        Some(ColumnLayout { leaves, offsets, cap, bytes: at })
+    }
+}
+
+/// Writes values into component columns (see [`ColumnLayout`]).
+pub struct ColumnWriter<'b> {
+    bytes: &'b mut [u8],
+    layout: &'b ColumnLayout,
+    index: usize,
+    leaf: usize,
+}
+
+impl<'b> ColumnWriter<'b> {
+    /// A writer over `bytes`, laid out as `layout`.
+    pub fn new(bytes: &'b mut [u8], layout: &'b ColumnLayout) -> Self {
+        assert!(bytes.len() >= layout.bytes, "parcomp internal error: columns too small");
+        ColumnWriter { bytes, layout, index: 0, leaf: 0 }
+    }
+
+    /// Starts value number `index`.
+    pub fn at(&mut self, index: usize) -> &mut Self {
+        self.index = index;
+        self.leaf = 0;
+        self
+    }
+
+    /// Writes the next component of the current value.
+    pub fn put(&mut self, bytes: &[u8]) {
+        let size = bytes.len();
+        let at = self.layout.offsets[self.leaf] + self.index * size;
+        self.bytes[at..at + size].copy_from_slice(bytes);
+        self.leaf += 1;
+    }
+}
+
+/// Reads values out of component columns.
+pub struct ColumnReader<'b> {
+    bytes: &'b [u8],
+    layout: &'b ColumnLayout,
+    index: usize,
+    leaf: usize,
+}
+
+impl<'b> ColumnReader<'b> {
+    /// A reader over `bytes`, laid out as `layout`.
+    pub fn new(bytes: &'b [u8], layout: &'b ColumnLayout) -> Self {
+        assert!(bytes.len() >= layout.bytes, "parcomp internal error: columns too small");
+        ColumnReader { bytes, layout, index: 0, leaf: 0 }
+    }
+
+    /// Starts value number `index`.
+    pub fn at(&mut self, index: usize) -> &mut Self {
+        self.index = index;
+        self.leaf = 0;
+        self
+    }
+
+    /// Reads the next component of the current value.
+    pub fn take<const N: usize>(&mut self) -> [u8; N] {
+        let at = self.layout.offsets[self.leaf] + self.index * N;
+        self.leaf += 1;
+        self.bytes[at..at + N].try_into().expect("N bytes")
+    }
+}
+
+/// A Rust type whose values a device can hold: the primitive numbers, `bool`, tuples of
+/// device types (up to eight elements) and `Option` of a device type.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be represented on the device",
+    label = "not a device type",
+    note = "device types are the primitive numbers, `bool`, tuples of device types and `Option` \
+            of a device type"
+)]
+pub trait DeviceType: Copy + Send + Sync + Sized {
+    /// The shape of the type.
+    fn desc() -> TypeDesc;
+    /// Writes the components of `self`, in order.
+    fn write(&self, out: &mut ColumnWriter<'_>);
+    /// Reads a value written by [`DeviceType::write`] (or by a kernel).
+    fn read(input: &mut ColumnReader<'_>) -> Self;
+}
+
+macro_rules! primitive {
+    ($($t:ty => $p:ident),* $(,)?) => {$(
+        impl DeviceType for $t {
+            fn desc() -> TypeDesc {
+                TypeDesc::Prim(Prim::$p)
+            }
+            #[inline]
+            fn write(&self, out: &mut ColumnWriter<'_>) {
+                out.put(&self.to_le_bytes());
+            }
+            #[inline]
+            fn read(input: &mut ColumnReader<'_>) -> Self {
+                <$t>::from_le_bytes(input.take())
+            }
+        }
+    )*};
+}
+
+primitive!(
+    i8 => I8, i16 => I16, i32 => I32, i64 => I64, isize => I64,
+    u8 => U8, u16 => U16, u32 => U32, u64 => U64, usize => U64,
+    f32 => F32, f64 => F64,
+);
+
+impl DeviceType for bool {
+    fn desc() -> TypeDesc {
+        TypeDesc::Prim(Prim::Bool)
+    }
+    #[inline]
+    fn write(&self, out: &mut ColumnWriter<'_>) {
+        out.put(&[*self as u8]);
+    }
+    #[inline]
+    fn read(input: &mut ColumnReader<'_>) -> Self {
+        input.take::<1>()[0] != 0
+    }
+}
+
+impl<T: DeviceType> DeviceType for Option<T> {
+    fn desc() -> TypeDesc {
+        TypeDesc::Option(Box::new(T::desc()))
+    }
+    fn write(&self, out: &mut ColumnWriter<'_>) {
+        match self {
+            Some(value) => {
+                out.put(&[1]);
+                value.write(out);
+            }
+            None => {
+                out.put(&[0]);
+                // The value's components are written too (as zeros), so the columns stay dense.
+                for leaf in T::desc().leaves() {
+                    out.put(&[0u8; 8][..leaf.size()]);
+                }
+            }
+        }
+    }
+    fn read(input: &mut ColumnReader<'_>) -> Self {
+        let some = input.take::<1>()[0] != 0;
+        let value = T::read(input);
+        some.then_some(value)
+    }
+}
+
+macro_rules! tuples {
+    ($(($($name:ident . $index:tt),*)),* $(,)?) => {$(
+        impl<$($name: DeviceType),*> DeviceType for ($($name,)*) {
+            fn desc() -> TypeDesc {
+                TypeDesc::Tuple(vec![$($name::desc()),*])
+            }
+            #[allow(unused_variables)]
+            fn write(&self, out: &mut ColumnWriter<'_>) {
+                $(self.$index.write(out);)*
+            }
+            #[allow(unused_variables, clippy::unused_unit)]
+            fn read(input: &mut ColumnReader<'_>) -> Self {
+                ($($name::read(input),)*)
+            }
+        }
+    )*};
+}
+
+tuples!(
+    (),
+    (A.0),
+    (A.0, B.1),
+    (A.0, B.1, C.2),
+    (A.0, B.1, C.2, D.3),
+    (A.0, B.1, C.2, D.3, E.4),
+    (A.0, B.1, C.2, D.3, E.4, F.5),
+    (A.0, B.1, C.2, D.3, E.4, F.5, G.6),
+    (A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7),
+);
+
+/// Writes `values` into a new buffer of component columns with room for `cap >= len` values.
+pub fn to_columns<T: DeviceType>(values: &[T], cap: usize) -> (ColumnLayout, Vec<u8>) {
+    let layout = ColumnLayout::new(&T::desc(), cap.max(values.len()))
+        .expect("parcomp: the values do not fit in memory");
+    let mut bytes = vec![0u8; layout.bytes];
+    let mut writer = ColumnWriter::new(&mut bytes, &layout);
+    for (i, v) in values.iter().enumerate() {
+        v.write(writer.at(i));
+    }
+    (layout, bytes)
+}
+
+/// Reads the first `len` values out of component columns.
+pub fn from_columns<T: DeviceType>(bytes: &[u8], layout: &ColumnLayout, len: usize) -> Vec<T> {
+    let mut reader = ColumnReader::new(bytes, layout);
+    (0..len).map(|i| T::read(reader.at(i))).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptions() {
+        assert_eq!(<(i32, (f64, bool))>::desc().to_string(), "(i32, (f64, bool))");
+        assert_eq!(<(u8,)>::desc().to_string(), "(u8,)");
+        assert_eq!(usize::desc(), TypeDesc::Prim(Prim::U64));
+        assert_eq!(<Option<(i8, u16)>>::desc().leaves(), [Prim::Bool, Prim::I8, Prim::U16]);
+    }
+
+    #[test]
+    fn columns_round_trip() {
+        let values = [(1i32, (2.5f64, true)), (-7, (-0.0, false)), (i32::MAX, (f64::NAN, true))];
+        let (layout, bytes) = to_columns(&values, 5);
+        assert_eq!(layout.offsets, [0, 24, 64]);
+        assert_eq!(layout.bytes, 72);
+        let back: Vec<(i32, (f64, bool))> = from_columns(&bytes, &layout, 3);
+        assert_eq!(back[0], values[0]);
+        assert_eq!(back[1].1 .0.to_bits(), (-0.0f64).to_bits());
+        assert!(back[2].1 .0.is_nan());
+        let options = [Some(3u8), None];
+        let (layout, bytes) = to_columns(&options, 2);
+        assert_eq!(from_columns::<Option<u8>>(&bytes, &layout, 2), options);
+    }
+}

@@ -1,0 +1,1040 @@
+//! Lowering Rust expressions of the device subset into the kernel IR.
+//!
+//! Names are resolved here, once: a local of the expression (a block's `let`, a closure's
+//! parameter, a match binding), a comprehension variable, or — for anything else — a value
+//! captured from the caller. Every node gets a class, constrained as Rust's typing of the
+//! primitive operations demands (the runtime solves them; see `plan::device`).
+
+use super::methods::{self, Typing};
+use super::{not_device, DeviceCtx};
+use crate::analysis::generator::strip;
+use crate::analysis::scope::Scope;
+use crate::plan::device::{
+    ArmPattern, BinOp, CaptureKind, Class, Constraint, DArm, DExpr, DKind, DPat, DStmt, Literal,
+    LocalId, Method, NotDevice, Prim, UnOp,
+};
+use crate::plan::Var;
+use crate::text::text;
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{Expr, Pat};
+
+/// What names outside the expression refer to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Context {
+    /// A comprehension: variables of the comprehension, and values captured from the caller.
+    Comprehension,
+    /// The body of a `#[par_fn]`: its parameters, and the constants of `std`.
+    ParFn,
+}
+
+/// A local visible at the point being lowered.
+#[derive(Clone)]
+enum Local {
+    /// A value.
+    Value { name: String, id: LocalId, class: Class },
+    /// A closure bound by `let`, inlined where it is called, in the scope where it was written.
+    Closure { name: String, params: Vec<Pat>, body: Box<Expr>, visible: usize },
+}
+
+impl Local {
+    fn name(&self) -> &str {
+        match self {
+            Local::Value { name, .. } | Local::Closure { name, .. } => name,
+        }
+    }
+}
+
+/// Lowers expressions in one scope of a comprehension (or of a `#[par_fn]`).
+pub(crate) struct Lower<'a> {
+    pub(crate) ctx: &'a mut DeviceCtx,
+    scope: Option<&'a Scope>,
+    vars: &'a [Var],
+    context: Context,
+    locals: Vec<Local>,
+}
+
+type Lowered = Result<DExpr, NotDevice>;
+
+const SUBSET: &str = "the device runs arithmetic, comparisons, `as` casts, tuples, `if`, \
+    `match` on integers, blocks with `let`, numeric methods, indexing captured slices and calls \
+    of `#[par_fn]` functions; write the rest as a `#[par_fn]`, or keep the comprehension on the \
+    CPU (`@cpu`)";
+
+impl<'a> Lower<'a> {
+    /// A lowerer for expressions of a comprehension, where `scope` holds its variables.
+    pub(crate) fn comprehension(ctx: &'a mut DeviceCtx, scope: &'a Scope, vars: &'a [Var]) -> Self {
+        Lower { ctx, scope: Some(scope), vars, context: Context::Comprehension, locals: Vec::new() }
+    }
+
+    /// A lowerer for the body of a `#[par_fn]`, with no comprehension around it.
+    pub(crate) fn par_fn(ctx: &'a mut DeviceCtx) -> Self {
+        Lower { ctx, scope: None, vars: &[], context: Context::ParFn, locals: Vec::new() }
+    }
+
+    /// Binds the parameter pattern `pat` (of a closure, a `#[par_fn]`, a `par_reduce!`
+    /// operator) to new locals; `class` is the class of the whole value.
+    pub(crate) fn bind_param(&mut self, pat: &Pat, class: Class) -> Result<DPat, NotDevice> {
+        self.bind_pattern(pat, class)
+    }
+
+    /// The class of the value a type annotation names, if it is a device type (a primitive or
+    /// a tuple of them).
+    pub(crate) fn class_of_type(&mut self, ty: &syn::Type) -> Result<Class, NotDevice> {
+        match ty {
+            syn::Type::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
+                let name = p.path.segments[0].ident.to_string();
+                match Prim::from_rust(&name) {
+                    Some(prim) => Ok(self.ctx.prim(prim)),
+                    None => Err(not_device(
+                        ty.span(),
+                        format!("uses the type `{}`, which is not a device type", text(ty)),
+                        "device types are the primitive numbers, `bool` and tuples of them",
+                    )),
+                }
+            }
+            syn::Type::Tuple(t) => {
+                let items =
+                    t.elems.iter().map(|t| self.class_of_type(t)).collect::<Result<Vec<_>, _>>()?;
+                let class = self.ctx.class();
+                self.ctx.constrain(Constraint::Tuple(class, items));
+                Ok(class)
+            }
+            syn::Type::Paren(p) => self.class_of_type(&p.elem),
+            syn::Type::Reference(r) => self.class_of_type(&r.elem),
+            other => Err(not_device(
+                other.span(),
+                format!("uses the type `{}`, which is not a device type", text(other)),
+                "device types are the primitive numbers, `bool` and tuples of them",
+            )),
+        }
+    }
+
+    /// Lowers `expr`.
+    pub(crate) fn expr(&mut self, expr: &Expr) -> Lowered {
+        match expr {
+            Expr::Paren(p) => self.expr(&p.expr),
+            Expr::Group(g) => self.expr(&g.expr),
+            Expr::Lit(lit) => self.literal(&lit.lit),
+            Expr::Path(path) => self.path(path),
+            Expr::Reference(r) => self.expr(&r.expr),
+            Expr::Unary(u) => self.unary(u),
+            Expr::Binary(b) => self.binary(b),
+            Expr::Cast(c) => {
+                let arg = self.expr(&c.expr)?;
+                let class = self.cast_target(&c.ty)?;
+                Ok(DExpr { kind: DKind::Cast(Box::new(arg)), class })
+            }
+            Expr::Tuple(t) => {
+                let items = t.elems.iter().map(|e| self.expr(e)).collect::<Result<Vec<_>, _>>()?;
+                let class = self.ctx.class();
+                self.ctx
+                    .constrain(Constraint::Tuple(class, items.iter().map(|i| i.class).collect()));
+                Ok(if items.is_empty() {
+                    DExpr { kind: DKind::Unit, class }
+                } else {
+                    DExpr { kind: DKind::Tuple(items), class }
+                })
+            }
+            Expr::Field(f) => self.field(f),
+            Expr::If(i) => self.if_expr(i),
+            Expr::Block(b) if b.label.is_none() => self.block(&b.block),
+            Expr::Match(m) => self.match_expr(m),
+            Expr::MethodCall(call) => self.method_call(call),
+            Expr::Call(call) => self.call(call),
+            Expr::Index(index) => self.index(index),
+            Expr::Macro(m) => {
+                let name =
+                    m.mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                Err(not_device(
+                    m.span(),
+                    format!("uses the macro `{name}!`, which the device cannot run"),
+                    SUBSET,
+                ))
+            }
+            Expr::Closure(c) => Err(not_device(
+                c.span(),
+                "contains a closure, which the device can only call where it is bound by `let`",
+                SUBSET,
+            )),
+            other => Err(not_device(
+                other.span(),
+                format!("contains `{}`, which is outside the device subset", short(other)),
+                SUBSET,
+            )),
+        }
+    }
+
+    fn literal(&mut self, lit: &syn::Lit) -> Lowered {
+        match lit {
+            syn::Lit::Int(int) => {
+                let suffix = int.suffix();
+                if matches!(suffix, "f32" | "f64") {
+                    let class = self.ctx.prim(if suffix == "f32" { Prim::F32 } else { Prim::F64 });
+                    let digits = int.base10_digits();
+                    return Ok(DExpr {
+                        kind: DKind::Lit(Literal::Float(format!("{digits}.0"))),
+                        class,
+                    });
+                }
+                let value: u128 = int.base10_parse().map_err(|e| {
+                    not_device(
+                        int.span(),
+                        format!("the literal `{int}` cannot be read: {e}"),
+                        SUBSET,
+                    )
+                })?;
+                if value > u64::MAX as u128 || matches!(suffix, "i128" | "u128") {
+                    return Err(not_device(
+                        int.span(),
+                        "uses a 128-bit integer, which the device does not have",
+                        "use 64-bit integers, or keep the comprehension on the CPU (`@cpu`)",
+                    ));
+                }
+                let class = if suffix.is_empty() {
+                    let class = self.ctx.class();
+                    self.ctx.constrain(Constraint::Integer(class));
+                    class
+                } else {
+                    let prim = Prim::from_rust(suffix).ok_or_else(|| {
+                        not_device(int.span(), format!("unknown literal suffix `{suffix}`"), SUBSET)
+                    })?;
+                    self.ctx.prim(prim)
+                };
+                Ok(DExpr { kind: DKind::Lit(Literal::Int(value)), class })
+            }
+            syn::Lit::Float(float) => {
+                let class = match float.suffix() {
+                    "f32" => self.ctx.prim(Prim::F32),
+                    "f64" => self.ctx.prim(Prim::F64),
+                    _ => {
+                        let class = self.ctx.class();
+                        self.ctx.constrain(Constraint::Float(class));
+                        class
+                    }
+                };
+                let mut digits = float.base10_digits().to_string();
+                if !digits.contains(['.', 'e', 'E']) {
+                    digits.push_str(".0");
+                } else if digits.ends_with('.') {
+                    digits.push('0');
+                }
+                Ok(DExpr { kind: DKind::Lit(Literal::Float(digits)), class })
+            }
+            syn::Lit::Bool(b) => {
+                let class = self.ctx.prim(Prim::Bool);
+                Ok(DExpr { kind: DKind::Lit(Literal::Bool(b.value)), class })
+            }
+            other => Err(not_device(
+                other.span(),
+                format!("uses the literal `{}`, which is not a number or a `bool`", text(other)),
+                "strings, characters and byte strings stay on the CPU",
+            )),
+        }
+    }
+
+    fn find_local(&self, name: &str) -> Option<usize> {
+        self.locals.iter().rposition(|l| l.name() == name)
+    }
+
+    fn path(&mut self, path: &syn::ExprPath) -> Lowered {
+        let single = path.qself.is_none()
+            && path.path.leading_colon.is_none()
+            && path.path.segments.len() == 1
+            && path.path.segments[0].arguments.is_none();
+        if single {
+            let name = path.path.segments[0].ident.to_string();
+            if let Some(k) = self.find_local(&name) {
+                return match &self.locals[k] {
+                    Local::Value { id, class, .. } => {
+                        Ok(DExpr { kind: DKind::Local(*id), class: *class })
+                    }
+                    Local::Closure { .. } => Err(not_device(
+                        path.span(),
+                        format!("uses the closure `{name}` as a value; the device only calls it"),
+                        SUBSET,
+                    )),
+                };
+            }
+            if let Some(scope) = self.scope {
+                if let Some(var) = scope.lookup(&name) {
+                    let class = self.vars[var.0 as usize].class;
+                    return Ok(DExpr { kind: DKind::Var(var), class });
+                }
+            }
+        }
+        match self.context {
+            Context::Comprehension => Ok(self.capture_scalar(&Expr::Path(path.clone()))),
+            Context::ParFn => self.std_constant(path),
+        }
+    }
+
+    /// A value evaluated on the host and read by the kernels.
+    fn capture_scalar(&mut self, expr: &Expr) -> DExpr {
+        let capture = self.ctx.capture(expr, CaptureKind::Scalar);
+        let class = self.ctx.class();
+        self.ctx.constrain(Constraint::Capture(class, capture));
+        DExpr { kind: DKind::Capture(capture), class }
+    }
+
+    /// A constant of `std` in a `#[par_fn]` (`i32::MAX`, `f64::consts::PI`).
+    fn std_constant(&mut self, path: &syn::ExprPath) -> Lowered {
+        let segments: Vec<String> =
+            path.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let unknown = || {
+            not_device(
+                path.span(),
+                format!(
+                    "uses `{}`: a `#[par_fn]` can use its parameters, its locals and the \
+                     numeric constants of `std`",
+                    text(path)
+                ),
+                "pass the value as a parameter",
+            )
+        };
+        let n = segments.len();
+        if n < 2 {
+            return Err(unknown());
+        }
+        let (ty, name) = if n >= 3 && segments[n - 2] == "consts" {
+            (segments[n - 3].as_str(), segments[n - 1].as_str())
+        } else {
+            (segments[n - 2].as_str(), segments[n - 1].as_str())
+        };
+        let prim = Prim::from_rust(ty).ok_or_else(unknown)?;
+        let literal = constant_value(prim, name).ok_or_else(unknown)?;
+        let class = self.ctx.prim(prim);
+        Ok(DExpr { kind: DKind::Lit(literal), class })
+    }
+
+    fn unary(&mut self, u: &syn::ExprUnary) -> Lowered {
+        let arg = self.expr(&u.expr)?;
+        match u.op {
+            syn::UnOp::Deref(_) => Ok(arg),
+            syn::UnOp::Neg(_) => {
+                let class = arg.class;
+                Ok(DExpr { kind: DKind::Unary(UnOp::Neg, Box::new(arg)), class })
+            }
+            syn::UnOp::Not(_) => {
+                let class = arg.class;
+                Ok(DExpr { kind: DKind::Unary(UnOp::Not, Box::new(arg)), class })
+            }
+            _ => Err(not_device(u.span(), "uses an operator the device does not have", SUBSET)),
+        }
+    }
+
+    fn binary(&mut self, b: &syn::ExprBinary) -> Lowered {
+        use syn::BinOp as B;
+        let op = match b.op {
+            B::Add(_) => BinOp::Add,
+            B::Sub(_) => BinOp::Sub,
+            B::Mul(_) => BinOp::Mul,
+            B::Div(_) => BinOp::Div,
+            B::Rem(_) => BinOp::Rem,
+            B::BitAnd(_) => BinOp::BitAnd,
+            B::BitOr(_) => BinOp::BitOr,
+            B::BitXor(_) => BinOp::BitXor,
+            B::Shl(_) => BinOp::Shl,
+            B::Shr(_) => BinOp::Shr,
+            B::Eq(_) => BinOp::Eq,
+            B::Ne(_) => BinOp::Ne,
+            B::Lt(_) => BinOp::Lt,
+            B::Le(_) => BinOp::Le,
+            B::Gt(_) => BinOp::Gt,
+            B::Ge(_) => BinOp::Ge,
+            B::And(_) | B::Or(_) => {
+                let lhs = self.expr(&b.left)?;
+                let rhs = self.expr(&b.right)?;
+                let class = self.ctx.prim(Prim::Bool);
+                self.ctx.same(lhs.class, class);
+                self.ctx.same(rhs.class, class);
+                let kind = if matches!(b.op, B::And(_)) {
+                    DKind::And(Box::new(lhs), Box::new(rhs))
+                } else {
+                    DKind::Or(Box::new(lhs), Box::new(rhs))
+                };
+                return Ok(DExpr { kind, class });
+            }
+            _ => {
+                return Err(not_device(
+                    b.span(),
+                    format!(
+                        "assigns with `{}`, which an expression of the device cannot",
+                        text(&b.op)
+                    ),
+                    SUBSET,
+                ))
+            }
+        };
+        let lhs = self.expr(&b.left)?;
+        let rhs = self.expr(&b.right)?;
+        let class = if op.is_comparison() {
+            self.ctx.same(lhs.class, rhs.class);
+            self.ctx.prim(Prim::Bool)
+        } else if matches!(op, BinOp::Shl | BinOp::Shr) {
+            lhs.class
+        } else {
+            self.ctx.same(lhs.class, rhs.class);
+            lhs.class
+        };
+        let site = op.faults().then(|| self.ctx.fault(text(b)));
+        Ok(DExpr { kind: DKind::Binary(op, Box::new(lhs), Box::new(rhs), site), class })
+    }
+
+    fn cast_target(&mut self, ty: &syn::Type) -> Result<Class, NotDevice> {
+        if let syn::Type::Path(p) = ty {
+            if p.qself.is_none() && p.path.segments.len() == 1 {
+                if let Some(prim) = Prim::from_rust(&p.path.segments[0].ident.to_string()) {
+                    return Ok(self.ctx.prim(prim));
+                }
+            }
+        }
+        Err(not_device(
+            ty.span(),
+            format!("casts to `{}`, which is not a primitive number", text(ty)),
+            "the device casts between the primitive numbers and from `bool`",
+        ))
+    }
+
+    fn field(&mut self, f: &syn::ExprField) -> Lowered {
+        let syn::Member::Unnamed(index) = &f.member else {
+            // A field of a captured value (`self.k`, `params.rate`) is read on the host.
+            if self.context == Context::Comprehension && self.invariant(&f.base) {
+                return Ok(self.capture_scalar(&Expr::Field(f.clone())));
+            }
+            return Err(not_device(
+                f.span(),
+                format!(
+                    "reads the field `{}` of a struct, which the device does not have",
+                    text(&f.member)
+                ),
+                "device values are numbers, `bool`s and tuples; compute the field before the \
+                 comprehension or pass the struct's fields as a tuple",
+            ));
+        };
+        if self.context == Context::Comprehension && self.invariant(&f.base) && is_place(&f.base) {
+            return Ok(self.capture_scalar(&Expr::Field(f.clone())));
+        }
+        let base = self.expr(&f.base)?;
+        let class = self.ctx.class();
+        self.ctx.constrain(Constraint::Field(base.class, index.index, class));
+        Ok(DExpr { kind: DKind::Field(Box::new(base), index.index), class })
+    }
+
+    /// Whether `expr` uses no comprehension variable and no local.
+    fn invariant(&self, expr: &Expr) -> bool {
+        let mut names = std::collections::HashSet::new();
+        for local in &self.locals {
+            names.insert(local.name().to_string());
+        }
+        if let Some(scope) = self.scope {
+            if !scope.vars_in(expr).is_empty() {
+                return false;
+            }
+        }
+        crate::analysis::free_vars::mentions(expr, &names).is_empty()
+    }
+
+    fn if_expr(&mut self, i: &syn::ExprIf) -> Lowered {
+        if let Expr::Let(l) = &*i.cond {
+            return Err(not_device(
+                l.span(),
+                "uses `if let`, which the device does not have",
+                "compare with `==`, or use `match` on an integer",
+            ));
+        }
+        let cond = self.expr(&i.cond)?;
+        let bool_class = self.ctx.prim(Prim::Bool);
+        self.ctx.same(cond.class, bool_class);
+        let then = self.block(&i.then_branch)?;
+        let otherwise = match &i.else_branch {
+            Some((_, e)) => self.expr(e)?,
+            None => {
+                let class = self.ctx.class();
+                self.ctx.constrain(Constraint::Tuple(class, Vec::new()));
+                DExpr { kind: DKind::Unit, class }
+            }
+        };
+        self.ctx.same(then.class, otherwise.class);
+        let class = then.class;
+        Ok(DExpr { kind: DKind::If(Box::new(cond), Box::new(then), Box::new(otherwise)), class })
+    }
+
+    /// Lowers a block: its `let`s and expression statements, then its value.
+    pub(crate) fn block(&mut self, block: &syn::Block) -> Lowered {
+        let depth = self.locals.len();
+        let result = self.block_inner(block);
+        self.locals.truncate(depth);
+        result
+    }
+
+    fn block_inner(&mut self, block: &syn::Block) -> Lowered {
+        let mut stmts = Vec::new();
+        let mut value = None;
+        for (k, stmt) in block.stmts.iter().enumerate() {
+            let last = k + 1 == block.stmts.len();
+            match stmt {
+                syn::Stmt::Local(local) => {
+                    let Some(init) = &local.init else {
+                        return Err(not_device(
+                            local.span(),
+                            "declares a variable without a value",
+                            "give the `let` a value",
+                        ));
+                    };
+                    if init.diverge.is_some() {
+                        return Err(not_device(local.span(), "uses `let ... else`", SUBSET));
+                    }
+                    let (pat, annotation) = match &local.pat {
+                        Pat::Type(t) => (&*t.pat, Some(&*t.ty)),
+                        other => (other, None),
+                    };
+                    if let (Pat::Ident(name), Expr::Closure(closure)) = (pat, strip(&init.expr)) {
+                        if name.mutability.is_none()
+                            && name.by_ref.is_none()
+                            && closure.capture.is_none()
+                        {
+                            self.locals.push(Local::Closure {
+                                name: name.ident.to_string(),
+                                params: closure.inputs.iter().cloned().collect(),
+                                body: closure.body.clone(),
+                                visible: self.locals.len(),
+                            });
+                            continue;
+                        }
+                    }
+                    let value = self.expr(&init.expr)?;
+                    if let Some(ty) = annotation {
+                        let class = self.class_of_type(ty)?;
+                        self.ctx.same(value.class, class);
+                    }
+                    let pattern = self.bind_pattern(pat, value.class)?;
+                    stmts.push(DStmt::Let(pattern, value));
+                }
+                syn::Stmt::Expr(expr, semi) => {
+                    let lowered = self.expr(expr)?;
+                    if last && semi.is_none() {
+                        value = Some(lowered);
+                    } else {
+                        stmts.push(DStmt::Expr(lowered));
+                    }
+                }
+                syn::Stmt::Item(item) => {
+                    return Err(not_device(
+                        item.span(),
+                        "declares an item inside an expression, which the device cannot",
+                        "declare it outside the comprehension",
+                    ))
+                }
+                syn::Stmt::Macro(m) => {
+                    let name =
+                        m.mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                    return Err(not_device(
+                        m.span(),
+                        format!("uses the macro `{name}!`, which the device cannot run"),
+                        SUBSET,
+                    ));
+                }
+            }
+        }
+        let value = match value {
+            Some(v) => v,
+            None => {
+                let class = self.ctx.class();
+                self.ctx.constrain(Constraint::Tuple(class, Vec::new()));
+                DExpr { kind: DKind::Unit, class }
+            }
+        };
+        if stmts.is_empty() {
+            return Ok(value);
+        }
+        let class = value.class;
+        Ok(DExpr { kind: DKind::Block(stmts, Box::new(value)), class })
+    }
+
+    /// Binds the names of `pat` to new locals for a value of class `class`.
+    fn bind_pattern(&mut self, pat: &Pat, class: Class) -> Result<DPat, NotDevice> {
+        match pat {
+            Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+                let id = self.ctx.local(&p.ident.to_string(), class);
+                self.locals.push(Local::Value { name: p.ident.to_string(), id, class });
+                Ok(DPat::Bind(id))
+            }
+            Pat::Wild(_) => Ok(DPat::Wild),
+            Pat::Paren(p) => self.bind_pattern(&p.pat, class),
+            Pat::Type(t) => {
+                let annotated = self.class_of_type(&t.ty)?;
+                self.ctx.same(annotated, class);
+                self.bind_pattern(&t.pat, class)
+            }
+            Pat::Reference(r) => self.bind_pattern(&r.pat, class),
+            Pat::Tuple(t) => {
+                let classes: Vec<Class> = t.elems.iter().map(|_| self.ctx.class()).collect();
+                self.ctx.constrain(Constraint::Tuple(class, classes.clone()));
+                let items = t
+                    .elems
+                    .iter()
+                    .zip(classes)
+                    .map(|(p, c)| self.bind_pattern(p, c))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(DPat::Tuple(items))
+            }
+            other => Err(not_device(
+                other.span(),
+                format!("binds the pattern `{}`, which the device does not have", text(other)),
+                "device patterns are names, `_` and tuples",
+            )),
+        }
+    }
+
+    fn match_expr(&mut self, m: &syn::ExprMatch) -> Lowered {
+        let scrutinee = self.expr(&m.expr)?;
+        let class = self.ctx.class();
+        let mut arms = Vec::new();
+        for arm in &m.arms {
+            let depth = self.locals.len();
+            let mut alternatives = Vec::new();
+            let mut bind = None;
+            self.arm_pattern(&arm.pat, scrutinee.class, &mut alternatives, &mut bind)?;
+            let guard = match &arm.guard {
+                Some((_, g)) => {
+                    let g = self.expr(g)?;
+                    let bool_class = self.ctx.prim(Prim::Bool);
+                    self.ctx.same(g.class, bool_class);
+                    Some(g)
+                }
+                None => None,
+            };
+            let body = self.expr(&arm.body)?;
+            self.ctx.same(body.class, class);
+            self.locals.truncate(depth);
+            arms.push(DArm { alternatives, bind, guard, body });
+        }
+        Ok(DExpr { kind: DKind::Match(Box::new(scrutinee), arms), class })
+    }
+
+    fn arm_pattern(
+        &mut self,
+        pat: &Pat,
+        class: Class,
+        alternatives: &mut Vec<ArmPattern>,
+        bind: &mut Option<LocalId>,
+    ) -> Result<(), NotDevice> {
+        match pat {
+            Pat::Wild(_) => Ok(()),
+            Pat::Paren(p) => self.arm_pattern(&p.pat, class, alternatives, bind),
+            Pat::Ident(p) if p.by_ref.is_none() && p.mutability.is_none() => {
+                let id = self.ctx.local(&p.ident.to_string(), class);
+                self.locals.push(Local::Value { name: p.ident.to_string(), id, class });
+                *bind = Some(id);
+                match &p.subpat {
+                    Some((_, sub)) => self.arm_pattern(sub, class, alternatives, bind),
+                    None => Ok(()),
+                }
+            }
+            Pat::Lit(lit) => {
+                let value = self.expr(&Expr::Lit(lit.clone()))?;
+                self.ctx.same(value.class, class);
+                alternatives.push(ArmPattern::Value(value));
+                Ok(())
+            }
+            Pat::Range(range) => {
+                let bound =
+                    |e: &Option<Box<Expr>>, this: &mut Self| -> Result<Option<DExpr>, NotDevice> {
+                        match e {
+                            Some(e) => {
+                                let v = this.expr(e)?;
+                                this.ctx.same(v.class, class);
+                                Ok(Some(v))
+                            }
+                            None => Ok(None),
+                        }
+                    };
+                let lo = bound(&range.start, self)?;
+                let hi = bound(&range.end, self)?;
+                let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
+                alternatives.push(ArmPattern::Range(lo, hi, inclusive));
+                Ok(())
+            }
+            Pat::Or(or) => {
+                for case in &or.cases {
+                    let before = alternatives.len();
+                    self.arm_pattern(case, class, alternatives, bind)?;
+                    if alternatives.len() == before {
+                        // `_` among alternatives: the arm matches everything.
+                        alternatives.clear();
+                        return Ok(());
+                    }
+                }
+                Ok(())
+            }
+            Pat::Verbatim(tokens) => {
+                // A negative literal pattern (`-1`) reaches syn as tokens.
+                let expr: Expr = syn::parse2(tokens.clone()).map_err(|_| {
+                    not_device(pat.span(), "uses a pattern the device does not have", SUBSET)
+                })?;
+                let value = self.expr(&expr)?;
+                self.ctx.same(value.class, class);
+                alternatives.push(ArmPattern::Value(value));
+                Ok(())
+            }
+            other => Err(not_device(
+                other.span(),
+                format!("matches the pattern `{}`, which the device does not have", text(other)),
+                "device `match` arms are integer or `bool` literals, ranges, `|`, `_` and names",
+            )),
+        }
+    }
+
+    fn method_call(&mut self, call: &syn::ExprMethodCall) -> Lowered {
+        let name = call.method.to_string();
+        if self.context == Context::Comprehension
+            && matches!(name.as_str(), "len" | "is_empty" | "row_len")
+            && self.invariant(&Expr::MethodCall(call.clone()))
+        {
+            // `xs.len()`, `m.is_empty()` of a value of the caller: computed on the host.
+            return Ok(self.capture_scalar(&Expr::MethodCall(call.clone())));
+        }
+        let Some(info) = methods::method(&name, call.args.len()) else {
+            let known = methods::is_known(&name);
+            return Err(not_device(
+                call.method.span(),
+                if known {
+                    format!("calls `.{name}()` with {} arguments", call.args.len())
+                } else {
+                    format!("calls the method `.{name}()`, which the device does not have")
+                },
+                SUBSET,
+            ));
+        };
+        let receiver = self.expr(&call.receiver)?;
+        let args = call.args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>, _>>()?;
+        self.apply_method(info, receiver, args, &Expr::MethodCall(call.clone()))
+    }
+
+    fn apply_method(
+        &mut self,
+        info: &methods::MethodInfo,
+        receiver: DExpr,
+        args: Vec<DExpr>,
+        whole: &Expr,
+    ) -> Lowered {
+        let class = match info.typing {
+            Typing::SelfLike => {
+                for a in &args {
+                    self.ctx.same(a.class, receiver.class);
+                }
+                receiver.class
+            }
+            Typing::SelfWith(prims) => {
+                for (a, &p) in args.iter().zip(prims) {
+                    let pc = self.ctx.prim(p);
+                    self.ctx.same(a.class, pc);
+                }
+                receiver.class
+            }
+            Typing::Returns(p) => {
+                for a in &args {
+                    self.ctx.same(a.class, receiver.class);
+                }
+                self.ctx.prim(p)
+            }
+            Typing::Unsigned => {
+                for a in &args {
+                    self.ctx.same(a.class, receiver.class);
+                }
+                let class = self.ctx.class();
+                self.ctx.constrain(Constraint::Unsigned(class, receiver.class));
+                class
+            }
+            Typing::OptionValue => {
+                let class = self.ctx.class();
+                self.ctx.constrain(Constraint::Option(receiver.class, class));
+                for a in &args {
+                    self.ctx.same(a.class, class);
+                }
+                class
+            }
+            Typing::OptionFlag => {
+                let inner = self.ctx.class();
+                self.ctx.constrain(Constraint::Option(receiver.class, inner));
+                self.ctx.prim(Prim::Bool)
+            }
+        };
+        let site = info.faults.then(|| self.ctx.fault(text(whole)));
+        let mut all = vec![receiver];
+        all.extend(args);
+        Ok(DExpr { kind: DKind::Method(Method { rust: info.rust, op: info.op }, all, site), class })
+    }
+
+    fn call(&mut self, call: &syn::ExprCall) -> Lowered {
+        let Expr::Path(func) = strip(&call.func) else {
+            return Err(not_device(call.func.span(), "calls a computed function", SUBSET));
+        };
+        let segments: Vec<String> =
+            func.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        // A closure bound by `let`: inlined.
+        if segments.len() == 1 && func.qself.is_none() {
+            if let Some(k) = self.find_local(&segments[0]) {
+                if let Local::Closure { params, body, visible, .. } = self.locals[k].clone() {
+                    return self.inline_closure(&params, &body, visible, &call.args, call.span());
+                }
+            }
+        }
+        let args = call.args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>, _>>()?;
+        let n = segments.len();
+        // `i64::max(a, b)`, `f64::sqrt(x)`, `u64::from(x)`.
+        if n >= 2 {
+            if let Some(prim) = Prim::from_rust(&segments[n - 2]) {
+                let method = &segments[n - 1];
+                if method == "from" && args.len() == 1 {
+                    let class = self.ctx.prim(prim);
+                    let arg = args.into_iter().next().expect("one argument");
+                    return Ok(DExpr { kind: DKind::Cast(Box::new(arg)), class });
+                }
+                if let Some(info) =
+                    args.len().checked_sub(1).and_then(|a| methods::method(method, a))
+                {
+                    let mut args = args.into_iter();
+                    let receiver = args.next().expect("a receiver");
+                    let pc = self.ctx.prim(prim);
+                    self.ctx.same(receiver.class, pc);
+                    return self.apply_method(
+                        info,
+                        receiver,
+                        args.collect(),
+                        &Expr::Call(call.clone()),
+                    );
+                }
+            }
+            // `std::cmp::max(a, b)`, `cmp::min(a, b)`.
+            if segments[n - 2] == "cmp"
+                && matches!(segments[n - 1].as_str(), "max" | "min")
+                && args.len() == 2
+            {
+                let info = methods::method(&segments[n - 1], 1).expect("min and max are methods");
+                let mut args = args.into_iter();
+                let receiver = args.next().expect("two arguments");
+                return self.apply_method(
+                    info,
+                    receiver,
+                    args.collect(),
+                    &Expr::Call(call.clone()),
+                );
+            }
+        }
+        if segments.len() == 1 && segments[0] == "Some" && args.len() == 1 {
+            let arg = args.into_iter().next().expect("one argument");
+            let class = self.ctx.class();
+            self.ctx.constrain(Constraint::Option(class, arg.class));
+            let flag_class = self.ctx.prim(Prim::Bool);
+            let flag = DExpr { kind: DKind::Lit(Literal::Bool(true)), class: flag_class };
+            return Ok(DExpr { kind: DKind::Tuple(vec![flag, arg]), class });
+        }
+        if func.qself.is_some() || func.path.segments.iter().any(|s| !s.arguments.is_none()) {
+            return Err(not_device(
+                call.func.span(),
+                format!("calls `{}`, a generic function", text(func)),
+                "the device calls `#[par_fn]` functions, which are not generic",
+            ));
+        }
+        // Any other function: a `#[par_fn]`, found when the comprehension runs.
+        let id = self.ctx.par_fn(&func.path);
+        let class = self.ctx.class();
+        self.ctx.constrain(Constraint::Return(class, id));
+        for (k, a) in args.iter().enumerate() {
+            let param = self.ctx.class();
+            self.ctx.constrain(Constraint::Param(param, id, k as u32));
+            self.ctx.same(a.class, param);
+        }
+        Ok(DExpr { kind: DKind::Call(id, args), class })
+    }
+
+    fn inline_closure(
+        &mut self,
+        params: &[Pat],
+        body: &Expr,
+        visible: usize,
+        args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
+        span: Span,
+    ) -> Lowered {
+        if params.len() != args.len() {
+            return Err(not_device(
+                span,
+                "calls a closure with the wrong number of arguments",
+                SUBSET,
+            ));
+        }
+        let args = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>, _>>()?;
+        // The body sees what was visible where the closure was written, and its parameters.
+        let saved = std::mem::take(&mut self.locals);
+        self.locals = saved[..visible].to_vec();
+        let result = (|| {
+            let mut stmts = Vec::new();
+            for (param, arg) in params.iter().zip(args) {
+                let pattern = self.bind_pattern(param, arg.class)?;
+                stmts.push(DStmt::Let(pattern, arg));
+            }
+            let value = self.expr(body)?;
+            let class = value.class;
+            Ok(DExpr { kind: DKind::Block(stmts, Box::new(value)), class })
+        })();
+        self.locals = saved;
+        result
+    }
+
+    /// A function of the elements of a generator: `|x| body`, or a path to a `#[par_fn]`.
+    pub(crate) fn map_function(
+        &mut self,
+        f: &Expr,
+        element: Class,
+    ) -> Result<(crate::plan::device::DMap, Class), NotDevice> {
+        match strip(f) {
+            Expr::Closure(c) if c.inputs.len() == 1 => {
+                let depth = self.locals.len();
+                let result = (|| {
+                    let pattern = self.bind_pattern(&c.inputs[0], element)?;
+                    let body = self.expr(&c.body)?;
+                    let class = body.class;
+                    Ok((crate::plan::device::DMap::Closure(pattern, body), class))
+                })();
+                self.locals.truncate(depth);
+                result
+            }
+            Expr::Path(p) if p.qself.is_none() => {
+                let id = self.ctx.par_fn(&p.path);
+                let param = self.ctx.class();
+                self.ctx.constrain(Constraint::Param(param, id, 0));
+                self.ctx.same(param, element);
+                let class = self.ctx.class();
+                self.ctx.constrain(Constraint::Return(class, id));
+                Ok((crate::plan::device::DMap::ParFn(id, class), class))
+            }
+            other => Err(not_device(
+                other.span(),
+                "maps with a function the device cannot see: write a closure or name a `#[par_fn]`",
+                SUBSET,
+            )),
+        }
+    }
+
+    fn index(&mut self, index: &syn::ExprIndex) -> Lowered {
+        if self.context == Context::Comprehension
+            && self.invariant(&index.expr)
+            && is_place(&index.expr)
+        {
+            let capture = self.ctx.capture(strip_ref(&index.expr), CaptureKind::Slice);
+            let i = self.expr(&index.index)?;
+            let usize_class = self.ctx.prim(Prim::U64);
+            self.ctx.same(i.class, usize_class);
+            let class = self.ctx.class();
+            self.ctx.constrain(Constraint::Element(class, capture));
+            let site = self.ctx.fault(text(index));
+            return Ok(DExpr { kind: DKind::Index(capture, Box::new(i), site), class });
+        }
+        Err(not_device(
+            index.span(),
+            format!("indexes `{}`, which is not a slice of the caller", text(&index.expr)),
+            "the device indexes slices, `Vec`s and arrays captured from the caller",
+        ))
+    }
+}
+
+/// Whether `expr` names a place of the caller: a path, or fields and references of one.
+pub(crate) fn is_place(expr: &Expr) -> bool {
+    match strip(expr) {
+        Expr::Path(_) => true,
+        Expr::Field(f) => is_place(&f.base),
+        Expr::Reference(r) => is_place(&r.expr),
+        Expr::Unary(syn::ExprUnary { op: syn::UnOp::Deref(_), expr, .. }) => is_place(expr),
+        _ => false,
+    }
+}
+
+/// `expr` without a leading `&`.
+pub(crate) fn strip_ref(expr: &Expr) -> &Expr {
+    match strip(expr) {
+        Expr::Reference(r) => strip_ref(&r.expr),
+        other => other,
+    }
+}
+
+/// A short description of an expression's kind, for messages.
+fn short(expr: &Expr) -> String {
+    match expr {
+        Expr::Array(_) => "an array literal".into(),
+        Expr::Assign(_) => "an assignment".into(),
+        Expr::Async(_) | Expr::Await(_) => "async code".into(),
+        Expr::Break(_) => "`break`".into(),
+        Expr::Continue(_) => "`continue`".into(),
+        Expr::ForLoop(_) => "a `for` loop".into(),
+        Expr::Loop(_) => "a `loop`".into(),
+        Expr::While(_) => "a `while` loop".into(),
+        Expr::Return(_) => "`return`".into(),
+        Expr::Struct(_) => "a struct literal".into(),
+        Expr::Try(_) => "the `?` operator".into(),
+        Expr::Range(_) => "a range outside a generator".into(),
+        Expr::Repeat(_) => "an array literal".into(),
+        Expr::Unsafe(_) => "an `unsafe` block".into(),
+        Expr::Let(_) => "`let` in an expression".into(),
+        other => text(other),
+    }
+}
+
+/// The value of a numeric constant of `std`, as a literal of `prim`.
+fn constant_value(prim: Prim, name: &str) -> Option<Literal> {
+    macro_rules! int {
+        ($t:ty) => {
+            match name {
+                "MAX" => Some(Literal::Int(<$t>::MAX as u128)),
+                "MIN" => Some(Literal::Int(<$t>::MIN as i128 as u64 as u128)),
+                "BITS" => Some(Literal::Int(<$t>::BITS as u128)),
+                _ => None,
+            }
+        };
+    }
+    macro_rules! float {
+        ($t:ident) => {{
+            use std::$t::consts as c;
+            let v: $t = match name {
+                "MAX" => $t::MAX,
+                "MIN" => $t::MIN,
+                "EPSILON" => $t::EPSILON,
+                "MIN_POSITIVE" => $t::MIN_POSITIVE,
+                "PI" => c::PI,
+                "TAU" => c::TAU,
+                "E" => c::E,
+                "SQRT_2" => c::SQRT_2,
+                "LN_2" => c::LN_2,
+                "LN_10" => c::LN_10,
+                "LOG2_E" => c::LOG2_E,
+                "LOG10_E" => c::LOG10_E,
+                "FRAC_PI_2" => c::FRAC_PI_2,
+                "FRAC_PI_3" => c::FRAC_PI_3,
+                "FRAC_PI_4" => c::FRAC_PI_4,
+                "FRAC_PI_6" => c::FRAC_PI_6,
+                "FRAC_PI_8" => c::FRAC_PI_8,
+                "FRAC_1_PI" => c::FRAC_1_PI,
+                "FRAC_2_PI" => c::FRAC_2_PI,
+                "FRAC_2_SQRT_PI" => c::FRAC_2_SQRT_PI,
+                "FRAC_1_SQRT_2" => c::FRAC_1_SQRT_2,
+                _ => return None,
+            };
+            // `{:e}` prints the shortest decimal that reads back as the same value.
+            Some(Literal::Float(format!("{v:e}")))
+        }};
+    }
+    match prim {
+        Prim::I8 => int!(i8),
+        Prim::I16 => int!(i16),
+        Prim::I32 => int!(i32),
+        Prim::I64 => int!(i64),
+        Prim::U8 => int!(u8),
+        Prim::U16 => int!(u16),
+        Prim::U32 => int!(u32),
+        Prim::U64 => int!(u64),
+        Prim::F32 => float!(f32),
+        Prim::F64 => float!(f64),
+        Prim::Bool => None,
+    }
+}

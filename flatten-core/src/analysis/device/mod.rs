@@ -1,0 +1,113 @@
+//! The device subset: which parts of a comprehension a device can run, lowered into the kernel
+//! IR of [`crate::plan::device`].
+//!
+//! - [`lower`]: expressions (arithmetic, comparisons, casts, tuples, `if`, `match`, blocks,
+//!   numeric methods, indexing captured collections, `#[par_fn]` calls);
+//! - [`methods`]: the numeric methods and how they type;
+//! - [`generator`]: generators (ranges, `step_by`, `rev`, `map`, captured collections, rows).
+//!
+//! Anything outside the subset is a [`NotDevice`](crate::plan::device::NotDevice) with a span,
+//! a reason and a help line: the comprehension then runs on the CPU and says why, or, under
+//! `@gpu`, the reasons are compile errors.
+//!
+//! A subexpression that uses no comprehension variable and is a path, a field of one, or
+//! `.len()` of one (`n`, `self.k`, `i32::MAX`, `m.len()`) is *captured*: evaluated once on the
+//! host and copied to the device, which keeps the subset small.
+
+pub(crate) mod generator;
+pub(crate) mod lower;
+pub(crate) mod methods;
+
+use crate::plan::device::{
+    Capture, CaptureId, CaptureKind, Class, Constraint, FaultSite, NotDevice, ParFnId, Prim,
+};
+use crate::text::text;
+use proc_macro2::Span;
+use std::fmt::Display;
+use syn::Expr;
+
+/// The device half of the comprehension being analysed: classes, captures and the rest, shared
+/// by the comprehension and every comprehension nested in it.
+#[derive(Default)]
+pub(crate) struct DeviceCtx {
+    /// Classes made so far.
+    pub(crate) classes: u32,
+    /// How they relate.
+    pub(crate) constraints: Vec<Constraint>,
+    /// Values read from the caller.
+    pub(crate) captures: Vec<Capture>,
+    /// `#[par_fn]`s called.
+    pub(crate) par_fns: Vec<syn::Path>,
+    /// The text of each fault site.
+    pub(crate) faults: Vec<String>,
+    /// The name and class of each local made so far.
+    pub(crate) locals: Vec<(String, crate::plan::device::Class)>,
+}
+
+impl DeviceCtx {
+    /// A new class.
+    pub(crate) fn class(&mut self) -> Class {
+        self.classes += 1;
+        Class(self.classes - 1)
+    }
+
+    /// A new class that is the primitive `prim`.
+    pub(crate) fn prim(&mut self, prim: Prim) -> Class {
+        let class = self.class();
+        self.constraints.push(Constraint::Prim(class, prim));
+        class
+    }
+
+    /// Records that `a` and `b` are one type.
+    pub(crate) fn same(&mut self, a: Class, b: Class) {
+        if a != b {
+            self.constraints.push(Constraint::Same(a, b));
+        }
+    }
+
+    /// Records a constraint.
+    pub(crate) fn constrain(&mut self, constraint: Constraint) {
+        self.constraints.push(constraint);
+    }
+
+    /// A new local called `name`, of class `class`.
+    pub(crate) fn local(
+        &mut self,
+        name: &str,
+        class: crate::plan::device::Class,
+    ) -> crate::plan::device::LocalId {
+        self.locals.push((name.to_string(), class));
+        crate::plan::device::LocalId(self.locals.len() as u32 - 1)
+    }
+
+    /// The capture of `expr` read as `kind` (one per expression and kind).
+    pub(crate) fn capture(&mut self, expr: &Expr, kind: CaptureKind) -> CaptureId {
+        let text = text(expr);
+        if let Some(k) = self.captures.iter().position(|c| c.text == text && c.kind == kind) {
+            return CaptureId(k as u32);
+        }
+        self.captures.push(Capture { expr: expr.clone(), text, kind });
+        CaptureId(self.captures.len() as u32 - 1)
+    }
+
+    /// The `#[par_fn]` at `path` (one per path as written).
+    pub(crate) fn par_fn(&mut self, path: &syn::Path) -> ParFnId {
+        let wanted = text(path);
+        if let Some(k) = self.par_fns.iter().position(|p| text(p) == wanted) {
+            return ParFnId(k as u32);
+        }
+        self.par_fns.push(path.clone());
+        ParFnId(self.par_fns.len() as u32 - 1)
+    }
+
+    /// A new fault site for the check of `what`.
+    pub(crate) fn fault(&mut self, what: impl Display) -> FaultSite {
+        self.faults.push(what.to_string());
+        FaultSite(self.faults.len() as u32 - 1)
+    }
+}
+
+/// A reason the device cannot run something, at `span`.
+pub(crate) fn not_device(span: Span, reason: impl Display, help: impl Display) -> NotDevice {
+    NotDevice { span, reason: reason.to_string(), help: help.to_string() }
+}

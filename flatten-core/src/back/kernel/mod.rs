@@ -1,0 +1,725 @@
+//! Emission for the device: a comprehension as kernels of parcomp's C dialect (one source that
+//! compiles as OpenCL C and as CUDA C++), and the manifest that tells the runtime how to run
+//! them.
+//!
+//! - [`writer`]: expressions and generators as C;
+//! - [`types`]: how the kernels name the type of a class (`PC_T(PC_C3)`);
+//! - [`ops`]: Rust's operators and methods as the dialect's operations (`PC_OP(add, PC_C3)`);
+//! - [`keywords`]: names of C, OpenCL C and CUDA that variables must not take.
+//!
+//! Each generator is a *level*: a size kernel gives the number of children of every parent, and
+//! a level kernel runs one chunk of the flattened positions — it finds its parent and child
+//! index, reads the parent's variables, fetches its element, runs the qualifiers that follow the
+//! generator, and writes the variables later levels need (or, at the last level, the head).
+//! Comprehensions nested in the head run after the last level, on its stored contexts, and a
+//! head kernel then computes the head. See `comprehension-runtime/src/gpu/plan.rs` for the
+//! kernels' parameters.
+
+pub mod keywords;
+pub mod ops;
+pub mod types;
+mod writer;
+
+use crate::plan::device::{Class, DExpr, PlanExpr, VarId};
+use crate::plan::{Compiled, Plan, Slot, Step, StepKind, Terminal};
+use std::collections::BTreeSet;
+use types::{class, ty};
+pub(crate) use writer::{Body, ExprWriter};
+
+/// The kernels of a comprehension and their manifest.
+pub struct Kernels {
+    /// Functions the kernels and the runtime's reduction kernels call.
+    pub functions: String,
+    /// The kernels.
+    pub kernels: String,
+    /// How to run them.
+    pub manifest: Manifest,
+}
+
+/// How the runtime runs a comprehension's kernels (the static `DevicePlan` is written from it).
+pub struct Manifest {
+    /// Whether the first generator is an integer range computed on the device.
+    pub root_range: bool,
+    /// The reductions, for which the runtime instantiates its reduction kernels.
+    pub reductions: Vec<ReductionManifest>,
+    /// The comprehension.
+    pub comp: CompManifest,
+}
+
+/// A reduction: `NAME_op` and `NAME_identity` of the generated functions.
+pub struct ReductionManifest {
+    /// The functions' prefix.
+    pub name: String,
+    /// The class of the accumulator.
+    pub acc: Class,
+}
+
+/// A comprehension's levels and what follows them.
+pub struct CompManifest {
+    /// Its generators.
+    pub levels: Vec<LevelManifest>,
+    /// The comprehensions nested in its head.
+    pub nested: Vec<NestedManifest>,
+    /// The head kernel, when nested comprehensions run before the head.
+    pub head_kernel: Option<String>,
+    /// The variables the head kernel reads.
+    pub head_inputs: Vec<VarId>,
+    /// The class of the head.
+    pub head_class: Class,
+    /// What it produces.
+    pub terminal: TerminalManifest,
+}
+
+/// One level.
+pub struct LevelManifest {
+    /// The level kernel.
+    pub kernel: String,
+    /// The size kernel (`None` for the root).
+    pub size_kernel: Option<String>,
+    /// Whether every parent has the same number of children.
+    pub regular: bool,
+    /// Whether a filter can drop positions.
+    pub filters: bool,
+    /// Variables read from the parents.
+    pub inputs: Vec<VarId>,
+    /// Variables written for the children.
+    pub outputs: Vec<VarId>,
+}
+
+/// A comprehension nested in a head.
+pub struct NestedManifest {
+    /// It.
+    pub comp: CompManifest,
+    /// The variable of its result.
+    pub result: VarId,
+    /// The variables of the enclosing comprehension it reads.
+    pub inputs: Vec<VarId>,
+}
+
+/// What a comprehension produces.
+pub enum TerminalManifest {
+    /// Its elements, in order.
+    Collect,
+    /// A reduction.
+    Reduce {
+        /// Index into [`Manifest::reductions`].
+        reduction: u32,
+        /// How the host reads its partial results.
+        kind: ReduceKind,
+    },
+}
+
+/// How the host reads a reduction's partial results.
+#[derive(Clone, Copy)]
+pub enum ReduceKind {
+    /// A value of the elements' type.
+    Value,
+    /// An `Option`.
+    Optional,
+    /// A `u64` count.
+    Count,
+    /// A `bool`; the value that decides the result.
+    Flag(bool),
+}
+
+/// Writes the kernels of `compiled` (which the device can run). `root_range`: the first
+/// generator is an integer range.
+pub fn write(compiled: &Compiled, root_range: bool) -> Kernels {
+    let mut w = KernelWriter {
+        ew: ExprWriter::new(compiled),
+        functions: String::new(),
+        kernels: String::new(),
+        reductions: Vec::new(),
+        root_range,
+    };
+    let comp = w.comp(&compiled.plan, "pc", false, &[]);
+    Kernels {
+        functions: w.functions,
+        kernels: w.kernels,
+        manifest: Manifest { root_range, reductions: w.reductions, comp },
+    }
+}
+
+/// The five parameters every generated kernel starts with.
+const COMMON: &str = "pc_fault_t pc_fault, PC_GLOBAL const pc_u8* pc_caps, pc_u64 pc_root_start, \
+    pc_u64 pc_root_cap, PC_GLOBAL const pc_u8* pc_root";
+
+struct KernelWriter<'c> {
+    ew: ExprWriter<'c>,
+    functions: String,
+    kernels: String,
+    reductions: Vec<ReductionManifest>,
+    root_range: bool,
+}
+
+/// A generator and the qualifiers that follow it (and, for the first generator of a nested
+/// comprehension, those before it).
+struct LevelSteps<'p> {
+    before: Vec<&'p Step>,
+    generator: &'p Step,
+    after: Vec<&'p Step>,
+    /// Slots bound once the level's qualifiers have run.
+    slots_after: usize,
+}
+
+/// How the last level (or the head kernel) delivers the head.
+#[derive(Clone, Copy)]
+enum Delivery {
+    /// A top-level `par!`: the head's value at the position, and a flag.
+    Collect,
+    /// A top-level reduction: one partial result per work-group.
+    Reduce(u32),
+    /// A nested reduction: the contribution (or the identity) and the group, at the position.
+    Segmented(u32),
+    /// A nested `par!`: the head's value, a flag and the group.
+    NestedCollect,
+}
+
+fn levels(plan: &Plan) -> Vec<LevelSteps<'_>> {
+    let mut out: Vec<LevelSteps<'_>> = Vec::new();
+    let mut before = Vec::new();
+    for step in &plan.steps {
+        if step.kind.is_generator() {
+            out.push(LevelSteps {
+                before: std::mem::take(&mut before),
+                generator: step,
+                after: Vec::new(),
+                slots_after: 0,
+            });
+        } else if let Some(level) = out.last_mut() {
+            level.after.push(step);
+        } else {
+            before.push(step);
+        }
+    }
+    let bound = plan.slots.len() - plan.nested.len();
+    for k in 0..out.len() {
+        out[k].slots_after = match out.get(k + 1) {
+            Some(next) => next.before.first().unwrap_or(&next.generator).context,
+            None => bound,
+        };
+    }
+    out
+}
+
+/// The variables a plan uses, nested comprehensions included.
+fn plan_uses(plan: &Plan, out: &mut BTreeSet<VarId>) {
+    for step in &plan.steps {
+        out.extend(step.uses.iter().copied());
+    }
+    out.extend(plan.head_uses.iter().copied());
+    for nested in &plan.nested {
+        plan_uses(&nested.plan, out);
+    }
+}
+
+fn vars_of(slots: &[Slot]) -> BTreeSet<VarId> {
+    slots.iter().flat_map(|s| s.vars.iter().copied()).collect()
+}
+
+fn device(e: &PlanExpr) -> &DExpr {
+    e.device.as_ref().expect("the writer runs only on comprehensions the device can run")
+}
+
+impl KernelWriter<'_> {
+    fn comp(&mut self, plan: &Plan, prefix: &str, nested: bool, inputs: &[VarId]) -> CompManifest {
+        let levels = levels(plan);
+        let mut manifests = Vec::new();
+        let last = levels.len() - 1;
+        let delivery = self.delivery(plan, nested);
+        for (k, level) in levels.iter().enumerate() {
+            let mut needed = BTreeSet::new();
+            for later in &levels[k + 1..] {
+                for step in later.before.iter().chain([&later.generator]).chain(later.after.iter())
+                {
+                    needed.extend(step.uses.iter().copied());
+                }
+            }
+            for n in &plan.nested {
+                plan_uses(&n.plan, &mut needed);
+            }
+            needed.extend(plan.head_uses.iter().copied());
+            let visible = vars_of(&plan.slots[..level.slots_after]);
+            let outputs: Vec<VarId> = if k == last && plan.nested.is_empty() {
+                Vec::new()
+            } else {
+                needed.intersection(&visible).copied().collect()
+            };
+            let level_inputs: Vec<VarId> = if k == 0 {
+                inputs.to_vec()
+            } else {
+                manifests.last().map_or(Vec::new(), |m: &LevelManifest| m.outputs.clone())
+            };
+            let name = format!("{prefix}_level{k}");
+            let root = k == 0 && !nested;
+            let size_kernel = (!root).then(|| {
+                let size = format!("{prefix}_size{k}");
+                self.size_kernel(plan, &size, level, &level_inputs);
+                size
+            });
+            let head_here = k == last && plan.nested.is_empty();
+            self.level_kernel(
+                plan,
+                &name,
+                level,
+                &level_inputs,
+                &outputs,
+                root,
+                nested,
+                head_here.then_some(delivery),
+            );
+            let filters = level
+                .before
+                .iter()
+                .chain(level.after.iter())
+                .any(|s| matches!(s.kind, StepKind::Filter(_)));
+            manifests.push(LevelManifest {
+                kernel: name,
+                size_kernel,
+                regular: matches!(level.generator.kind, StepKind::Product(_)),
+                filters,
+                inputs: level_inputs,
+                outputs,
+            });
+        }
+        let mut nested_manifests = Vec::new();
+        let available: Vec<VarId> = manifests.last().map_or(Vec::new(), |m| m.outputs.clone());
+        for (k, n) in plan.nested.iter().enumerate() {
+            let mut uses = BTreeSet::new();
+            plan_uses(&n.plan, &mut uses);
+            let inputs: Vec<VarId> =
+                available.iter().copied().filter(|v| uses.contains(v)).collect();
+            let comp = self.comp(&n.plan, &format!("{prefix}_n{k}"), true, &inputs);
+            nested_manifests.push(crate::back::kernel::NestedManifest {
+                comp,
+                result: n.var,
+                inputs,
+            });
+        }
+        let (head_kernel, head_inputs) = if plan.nested.is_empty() {
+            (None, Vec::new())
+        } else {
+            let name = format!("{prefix}_head");
+            let inputs = plan.head_uses.clone();
+            self.head_kernel(plan, &name, &inputs, nested, delivery);
+            (Some(name), inputs)
+        };
+        let terminal = match delivery {
+            Delivery::Collect | Delivery::NestedCollect => TerminalManifest::Collect,
+            Delivery::Reduce(r) | Delivery::Segmented(r) => {
+                TerminalManifest::Reduce { reduction: r, kind: reduce_kind(&plan.terminal) }
+            }
+        };
+        CompManifest {
+            levels: manifests,
+            nested: nested_manifests,
+            head_kernel,
+            head_inputs,
+            head_class: plan.head_class,
+            terminal,
+        }
+    }
+
+    /// How `plan` delivers its head; writes its reduction functions.
+    fn delivery(&mut self, plan: &Plan, nested: bool) -> Delivery {
+        if matches!(plan.terminal, Terminal::Collect) {
+            return if nested { Delivery::NestedCollect } else { Delivery::Collect };
+        }
+        let r = self.reduction(plan);
+        if nested {
+            Delivery::Segmented(r)
+        } else {
+            Delivery::Reduce(r)
+        }
+    }
+
+    /// Writes `NAME_identity` and `NAME_op` of `plan`'s reduction.
+    fn reduction(&mut self, plan: &Plan) -> u32 {
+        let index = self.reductions.len() as u32;
+        let name = format!("pc_r{index}");
+        let acc = plan.acc_class;
+        let head = plan.head_class;
+        let (identity, op) = match &plan.terminal {
+            Terminal::Sum => (
+                format!("PC_CAST(i32, {})(0)", class(acc)),
+                format!("PC_OP(add, {})(pc_a, pc_b)", class(acc)),
+            ),
+            Terminal::Product => (
+                format!("PC_CAST(i32, {})(1)", class(acc)),
+                format!("PC_OP(mul, {})(pc_a, pc_b)", class(acc)),
+            ),
+            Terminal::Count => (
+                format!("PC_ILIT({}, 0)", class(acc)),
+                format!("PC_OP(add, {})(pc_a, pc_b)", class(acc)),
+            ),
+            Terminal::Any => ("((pc_bool)0)".into(), "((pc_bool)(pc_a || pc_b))".into()),
+            Terminal::All => ("((pc_bool)1)".into(), "((pc_bool)(pc_a && pc_b))".into()),
+            // The least element, the first of equals: the right part wins only if smaller.
+            Terminal::Min => (
+                format!("PC_OP(make, {})(0, PC_OP(zero, {})())", class(acc), class(head)),
+                format!(
+                    "((pc_b.f0 && (!pc_a.f0 || PC_OP(lt, {})(pc_b.f1, pc_a.f1))) ? pc_b : pc_a)",
+                    class(head)
+                ),
+            ),
+            // The greatest element, the last of equals: the right part wins unless smaller.
+            Terminal::Max => (
+                format!("PC_OP(make, {})(0, PC_OP(zero, {})())", class(acc), class(head)),
+                format!(
+                    "((pc_b.f0 && (!pc_a.f0 || PC_OP(ge, {})(pc_b.f1, pc_a.f1))) ? pc_b : pc_a)",
+                    class(head)
+                ),
+            ),
+            Terminal::Reduce { device, .. } => {
+                let op = device
+                    .as_ref()
+                    .and_then(|d| d.as_ref().ok())
+                    .expect("a device-capable par_reduce! has its operator on the device");
+                let mut body = Body::new(1);
+                self.ew.bind(&op.params.0, acc, "pc_a", &mut body);
+                self.ew.bind(&op.params.1, acc, "pc_b", &mut body);
+                let value = self.ew.expr(&op.body, &mut body);
+                let identity = writer::capture_scalar(acc, op.identity);
+                let _ = writeln!(
+                    self.functions,
+                    "PC_FN {t} {name}_identity(PC_GLOBAL const pc_u8* pc_caps) {{\n  return {identity};\n}}\n\
+                     PC_FN {t} {name}_op(pc_fault_t pc_fault, PC_GLOBAL const pc_u8* pc_caps, {t} pc_a, {t} pc_b) {{\n{}  return {value};\n}}\n",
+                    body.text(),
+                    t = ty(acc)
+                );
+                self.reductions.push(ReductionManifest { name, acc });
+                return index;
+            }
+            Terminal::Collect => unreachable!("a collect has no reduction"),
+        };
+        let _ = writeln!(
+            self.functions,
+            "/* {} */\nPC_FN {t} {name}_identity(PC_GLOBAL const pc_u8* pc_caps) {{\n  (void)pc_caps;\n  return {identity};\n}}\n\
+             PC_FN {t} {name}_op(pc_fault_t pc_fault, PC_GLOBAL const pc_u8* pc_caps, {t} pc_a, {t} pc_b) {{\n  (void)pc_fault; (void)pc_caps;\n  return {op};\n}}\n",
+            plan.terminal.describe(),
+            t = ty(acc)
+        );
+        self.reductions.push(ReductionManifest { name, acc });
+        index
+    }
+
+    /// Loads `inputs` for parent `parent` from the parents' columns.
+    fn load_inputs(&mut self, inputs: &[VarId], parent: &str, body: &mut Body) {
+        for &v in inputs {
+            let name = self.ew.var_name(v);
+            let c = self.ew.var_class(v);
+            body.line(format!(
+                "{} {name} = {}(pc_in_{name}, pc_in_cap, {parent});",
+                ty(c),
+                types::load(c)
+            ));
+        }
+    }
+
+    fn input_params(&mut self, inputs: &[VarId]) -> String {
+        inputs
+            .iter()
+            .map(|&v| format!(", PC_GLOBAL const pc_u8* pc_in_{}", self.ew.var_name(v)))
+            .collect()
+    }
+
+    /// Binds the variables of `slot` to `value` (of class `c`).
+    fn bind_slot(&mut self, slot: &Slot, value: &str, c: Class, body: &mut Body) {
+        let mut vars = slot.vars.iter().copied();
+        self.bind_pat(&slot.pat, value, Some(c), &mut vars, body);
+    }
+
+    fn bind_pat(
+        &mut self,
+        pat: &syn::Pat,
+        value: &str,
+        c: Option<Class>,
+        vars: &mut impl Iterator<Item = VarId>,
+        body: &mut Body,
+    ) {
+        match pat {
+            syn::Pat::Ident(_) => {
+                let v = vars.next().expect("one variable per name");
+                let name = self.ew.var_name(v);
+                let vc = self.ew.var_class(v);
+                body.line(format!("{} {name} = {value};", ty(vc)));
+            }
+            syn::Pat::Paren(p) => self.bind_pat(&p.pat, value, c, vars, body),
+            syn::Pat::Type(t) => self.bind_pat(&t.pat, value, c, vars, body),
+            syn::Pat::Tuple(t) => {
+                let whole = match c {
+                    Some(c) => {
+                        let t = self.ew.names.temp();
+                        body.line(format!("{} {t} = {value};", ty(c)));
+                        t
+                    }
+                    None => format!("({value})"),
+                };
+                for (k, item) in t.elems.iter().enumerate() {
+                    self.bind_pat(item, &format!("{whole}.f{k}"), None, vars, body);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The qualifiers `steps`: filters leave the `do { } while (0)` they are written in.
+    fn qualifiers(&mut self, plan: &Plan, steps: &[&Step], body: &mut Body) {
+        for step in steps {
+            match &step.kind {
+                StepKind::Filter(e) => {
+                    let c = self.ew.expr(device(e), body);
+                    body.line(format!("if (!({c})) break;"));
+                }
+                StepKind::Let(e) => {
+                    let d = device(e);
+                    let v = self.ew.expr(d, body);
+                    self.bind_slot(&plan.slots[step.context], &v, d.class, body);
+                }
+                _ => unreachable!("qualifiers are filters and lets"),
+            }
+        }
+    }
+
+    fn size_kernel(&mut self, plan: &Plan, name: &str, level: &LevelSteps<'_>, inputs: &[VarId]) {
+        let params = self.input_params(inputs);
+        let mut body = Body::new(1);
+        body.line("pc_u64 pc_t = PC_GLOBAL_ID();");
+        body.line("if (pc_t >= pc_count || PC_FAULTED(pc_fault)) return;");
+        body.line("pc_u64 pc_size = 0;");
+        body.line("do {");
+        let mut inner = body.nested();
+        self.load_inputs(inputs, "pc_t", &mut inner);
+        self.qualifiers(plan, &level.before, &mut inner);
+        let generator = level
+            .generator
+            .device
+            .as_ref()
+            .and_then(|d| d.as_ref().ok())
+            .expect("a device generator");
+        let size = self.ew.source_size(&generator.source, &mut inner);
+        inner.line(format!("pc_size = {size};"));
+        body.append(inner);
+        body.line("} while (0);");
+        body.line("pc_sizes[pc_t] = pc_size;");
+        let _ = writeln!(
+            self.kernels,
+            "/* sizes of `{}` */\nPC_KERNEL void {name}({COMMON}, pc_u64 pc_count, pc_u64 pc_in_cap{params}, PC_GLOBAL pc_u64* pc_sizes) {{\n{}}}\n",
+            level.generator.text.replace("*/", "* /"),
+            body.text()
+        );
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn level_kernel(
+        &mut self,
+        plan: &Plan,
+        name: &str,
+        level: &LevelSteps<'_>,
+        inputs: &[VarId],
+        outputs: &[VarId],
+        root: bool,
+        nested: bool,
+        head: Option<Delivery>,
+    ) {
+        let in_params = self.input_params(inputs);
+        let out_params: String = match head {
+            Some(_) => ", PC_GLOBAL pc_u8* pc_out".into(),
+            None => outputs
+                .iter()
+                .map(|&v| format!(", PC_GLOBAL pc_u8* pc_out_{}", self.ew.var_name(v)))
+                .collect(),
+        };
+        let mut body = Body::new(1);
+        let reduce = matches!(head, Some(Delivery::Reduce(_)));
+        body.line("pc_u64 pc_t = PC_GLOBAL_ID();");
+        if let Some(Delivery::Reduce(r)) = head {
+            body.line(format!(
+                "PC_LOCAL_ARRAY({}, pc_scratch, PC_WG);",
+                ty(self.reductions[r as usize].acc)
+            ));
+            body.line(format!(
+                "{} pc_acc = pc_r{r}_identity(pc_caps);",
+                ty(self.reductions[r as usize].acc)
+            ));
+            body.line("if (pc_t < pc_count && !PC_FAULTED(pc_fault)) {");
+        } else {
+            body.line("if (pc_t >= pc_count || PC_FAULTED(pc_fault)) return;");
+            body.line("{");
+        }
+        let mut work = body.nested();
+        work.line("pc_u64 pc_j = pc_j0 + pc_t;");
+        if root {
+            work.line("pc_u64 pc_i = pc_j;");
+        } else {
+            work.line("pc_u64 pc_p = pc_fanout ? pc_j / pc_fanout : pc_seg[pc_t];");
+            work.line("pc_u64 pc_i = pc_fanout ? pc_j % pc_fanout : pc_j - pc_offsets[pc_p];");
+        }
+        if let Some(Delivery::Segmented(r)) = head {
+            work.line(format!(
+                "{} pc_acc = pc_r{r}_identity(pc_caps);",
+                ty(self.reductions[r as usize].acc)
+            ));
+        }
+        work.line("pc_bool pc_pass = 0;");
+        work.line("do {");
+        let mut inner = work.nested();
+        if !root {
+            self.load_inputs(inputs, "pc_p", &mut inner);
+        }
+        self.qualifiers(plan, &level.before, &mut inner);
+        let generator = level
+            .generator
+            .device
+            .as_ref()
+            .and_then(|d| d.as_ref().ok())
+            .expect("a device generator");
+        let element = self.ew.generator_element(generator, "pc_i", self.root_range, &mut inner);
+        self.bind_slot(&plan.slots[level.generator.context], &element, generator.class, &mut inner);
+        self.qualifiers(plan, &level.after, &mut inner);
+        inner.line("pc_pass = 1;");
+        match head {
+            None => {
+                for &v in outputs {
+                    let n = self.ew.var_name(v);
+                    let c = self.ew.var_class(v);
+                    inner.line(format!("{}(pc_out_{n}, pc_out_cap, pc_t, {n});", types::store(c)));
+                }
+            }
+            Some(delivery) => self.deliver(plan, delivery, &mut inner),
+        }
+        work.append(inner);
+        work.line("} while (0);");
+        match head {
+            Some(Delivery::Reduce(_)) => {}
+            Some(Delivery::Segmented(_)) => {
+                let acc = plan.acc_class;
+                work.line(format!("{}(pc_out, pc_out_cap, pc_t, pc_acc);", types::store(acc)));
+            }
+            _ => work.line("pc_flags[pc_t] = pc_pass;"),
+        }
+        if nested {
+            work.line("pc_out_group[pc_t] = pc_in_group[pc_p];");
+        }
+        body.append(work);
+        body.line("}");
+        if let Some(Delivery::Reduce(r)) = head {
+            let acc = self.reductions[r as usize].acc;
+            body.line(format!("pc_acc = pc_r{r}_group(pc_fault, pc_caps, pc_scratch, pc_acc);"));
+            body.line(format!(
+                "if (PC_LOCAL_ID() == 0) {}(pc_out, pc_out_cap, PC_GROUP_ID(), pc_acc);",
+                types::store(acc)
+            ));
+        }
+        let _ = reduce;
+        let _ = writeln!(
+            self.kernels,
+            "/* `{}` and the qualifiers after it */\nPC_KERNEL void {name}({COMMON}, pc_u64 pc_j0, pc_u64 pc_count, pc_u64 pc_fanout, PC_GLOBAL const pc_u64* pc_seg, PC_GLOBAL const pc_u64* pc_offsets, pc_u64 pc_in_cap{in_params}, PC_GLOBAL const pc_u64* pc_in_group, pc_u64 pc_out_cap{out_params}, PC_GLOBAL pc_u64* pc_flags, PC_GLOBAL pc_u64* pc_out_group) {{\n{}}}\n",
+            level.generator.text.replace("*/", "* /"),
+            body.text()
+        );
+    }
+
+    /// Writes what the head delivers, inside the level's (or head kernel's) `do { } while (0)`.
+    fn deliver(&mut self, plan: &Plan, delivery: Delivery, body: &mut Body) {
+        let head = self.ew.expr(device(&plan.head), body);
+        match delivery {
+            Delivery::Collect | Delivery::NestedCollect => {
+                body.line(format!(
+                    "{}(pc_out, pc_out_cap, pc_t, {head});",
+                    types::store(plan.head_class)
+                ));
+            }
+            Delivery::Reduce(_) | Delivery::Segmented(_) => {
+                let contribution = match plan.terminal {
+                    Terminal::Count => {
+                        body.line(format!("(void)({head});"));
+                        format!("PC_ILIT({}, 1)", class(plan.acc_class))
+                    }
+                    Terminal::Min | Terminal::Max => {
+                        format!("PC_OP(make, {})(1, {head})", class(plan.acc_class))
+                    }
+                    _ => head,
+                };
+                body.line(format!("pc_acc = {contribution};"));
+            }
+        }
+    }
+
+    fn head_kernel(
+        &mut self,
+        plan: &Plan,
+        name: &str,
+        inputs: &[VarId],
+        nested: bool,
+        delivery: Delivery,
+    ) {
+        let params = self.input_params(inputs);
+        let mut body = Body::new(1);
+        body.line("pc_u64 pc_t = PC_GLOBAL_ID();");
+        if let Delivery::Reduce(r) = delivery {
+            let acc = self.reductions[r as usize].acc;
+            body.line(format!("PC_LOCAL_ARRAY({}, pc_scratch, PC_WG);", ty(acc)));
+            body.line(format!("{} pc_acc = pc_r{r}_identity(pc_caps);", ty(acc)));
+            body.line("if (pc_t < pc_count && !PC_FAULTED(pc_fault)) {");
+        } else {
+            body.line("if (pc_t >= pc_count || PC_FAULTED(pc_fault)) return;");
+            body.line("{");
+        }
+        let mut work = body.nested();
+        if let Delivery::Segmented(r) = delivery {
+            work.line(format!(
+                "{} pc_acc = pc_r{r}_identity(pc_caps);",
+                ty(self.reductions[r as usize].acc)
+            ));
+        }
+        work.line("pc_bool pc_pass = 0;");
+        work.line("do {");
+        let mut inner = work.nested();
+        self.load_inputs(inputs, "pc_t", &mut inner);
+        inner.line("pc_pass = 1;");
+        self.deliver(plan, delivery, &mut inner);
+        work.append(inner);
+        work.line("} while (0);");
+        match delivery {
+            Delivery::Reduce(_) => {}
+            Delivery::Segmented(_) => {
+                work.line(format!(
+                    "{}(pc_out, pc_out_cap, pc_t, pc_acc);",
+                    types::store(plan.acc_class)
+                ));
+            }
+            _ => work.line("pc_flags[pc_t] = pc_pass;"),
+        }
+        if nested {
+            work.line("pc_out_group[pc_t] = pc_in_group[pc_t];");
+        }
+        body.append(work);
+        body.line("}");
+        if let Delivery::Reduce(r) = delivery {
+            let acc = self.reductions[r as usize].acc;
+            body.line(format!("pc_acc = pc_r{r}_group(pc_fault, pc_caps, pc_scratch, pc_acc);"));
+            body.line(format!(
+                "if (PC_LOCAL_ID() == 0) {}(pc_out, pc_out_cap, PC_GROUP_ID(), pc_acc);",
+                types::store(acc)
+            ));
+        }
+        let _ = writeln!(
+            self.kernels,
+            "/* the head, after the nested comprehensions */\nPC_KERNEL void {name}({COMMON}, pc_u64 pc_count, pc_u64 pc_in_cap{params}, PC_GLOBAL const pc_u64* pc_in_group, pc_u64 pc_out_cap, PC_GLOBAL pc_u8* pc_out, PC_GLOBAL pc_u64* pc_flags, PC_GLOBAL pc_u64* pc_out_group) {{\n{}}}\n",
+            body.text()
+        );
+    }
+}
+
+fn reduce_kind(terminal: &Terminal) -> ReduceKind {
+    match terminal {
+        Terminal::Min | Terminal::Max => ReduceKind::Optional,
+        Terminal::Count => ReduceKind::Count,
+        Terminal::Any => ReduceKind::Flag(true),
+        Terminal::All => ReduceKind::Flag(false),
+        _ => ReduceKind::Value,
+    }
+}
+
+use std::fmt::Write as _;

@@ -1,0 +1,542 @@
+//! The kernel writer: device expressions and comprehension levels as kernel-dialect C.
+//!
+//! Expressions are written as C expressions where C evaluates them as Rust does — operands
+//! first, `?:`, `&&` and `||` evaluating only what is selected — and as statements where C
+//! has no expression for the construct (blocks with `let`, `match`): a value then goes into a
+//! temporary (`pc_v3`) set by `if` statements, so a division in a branch not taken never runs.
+
+use super::keywords;
+use super::ops;
+use super::types::{self, class, ty};
+use crate::plan::device::{
+    ArmPattern, CaptureId, Class, DExpr, DGenerator, DKind, DMap, DPat, DSource, DStmt, LocalId,
+    VarId,
+};
+use crate::plan::{Compiled, Var};
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write;
+
+/// C statements being written, indented.
+#[derive(Default)]
+pub(crate) struct Body {
+    lines: Vec<String>,
+    indent: usize,
+}
+
+impl Body {
+    pub(crate) fn new(indent: usize) -> Self {
+        Body { lines: Vec::new(), indent }
+    }
+
+    pub(crate) fn line(&mut self, line: impl AsRef<str>) {
+        self.lines.push(format!("{}{}", "  ".repeat(self.indent), line.as_ref()));
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// Appends `other`'s lines (written one level deeper than `self`).
+    pub(crate) fn append(&mut self, other: Body) {
+        self.lines.extend(other.lines);
+    }
+
+    pub(crate) fn nested(&self) -> Body {
+        Body::new(self.indent + 1)
+    }
+
+    pub(crate) fn text(&self) -> String {
+        let mut out = String::new();
+        for line in &self.lines {
+            let _ = writeln!(out, "{line}");
+        }
+        out
+    }
+}
+
+/// The C names of variables and locals: the Rust name when it is free, else renamed.
+pub(crate) struct Names {
+    used: HashSet<String>,
+    vars: HashMap<VarId, String>,
+    locals: HashMap<LocalId, String>,
+    temps: u32,
+}
+
+impl Names {
+    pub(crate) fn new() -> Self {
+        Names { used: HashSet::new(), vars: HashMap::new(), locals: HashMap::new(), temps: 0 }
+    }
+
+    fn fresh(&mut self, wanted: &str) -> String {
+        let base = keywords::ascii(wanted);
+        let base = if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
+            format!("v{base}")
+        } else {
+            base
+        };
+        let mut name = base.clone();
+        let mut n = 1;
+        while keywords::is_reserved(&name) || self.used.contains(&name) {
+            name = format!("{base}_{n}");
+            n += 1;
+        }
+        self.used.insert(name.clone());
+        name
+    }
+
+    pub(crate) fn var(&mut self, var: VarId, vars: &[Var]) -> String {
+        if let Some(name) = self.vars.get(&var) {
+            return name.clone();
+        }
+        let raw = vars[var.0 as usize].name.to_string();
+        // The results of nested comprehensions have hygienic names of the macro's.
+        let wanted = raw.strip_prefix("__parcomp_").map_or(raw.clone(), |s| s.to_string());
+        let name = self.fresh(&wanted);
+        self.vars.insert(var, name.clone());
+        name
+    }
+
+    pub(crate) fn local(&mut self, local: LocalId, names: &[(String, Class)]) -> String {
+        if let Some(name) = self.locals.get(&local) {
+            return name.clone();
+        }
+        let wanted = names.get(local.0 as usize).map_or("local", |(n, _)| n.as_str());
+        let wanted = wanted.strip_prefix("__parcomp_").unwrap_or(wanted);
+        let name = self.fresh(wanted);
+        self.locals.insert(local, name.clone());
+        name
+    }
+
+    pub(crate) fn temp(&mut self) -> String {
+        self.temps += 1;
+        format!("pc_v{}", self.temps)
+    }
+}
+
+/// Writes expressions of one comprehension (or of one `#[par_fn]`).
+pub(crate) struct ExprWriter<'c> {
+    vars: &'c [Var],
+    locals: &'c [(String, Class)],
+    pub(crate) names: Names,
+    /// In a `#[par_fn]`, fault sites are numbered from `PCF_FAULT_BASE`, which the runtime
+    /// defines when it puts the function into a program.
+    par_fn: bool,
+}
+
+impl<'c> ExprWriter<'c> {
+    pub(crate) fn new(compiled: &'c Compiled) -> Self {
+        ExprWriter {
+            vars: &compiled.vars,
+            locals: &compiled.device.locals,
+            names: Names::new(),
+            par_fn: false,
+        }
+    }
+
+    /// A writer for the body of a `#[par_fn]` whose locals are `locals`.
+    pub(crate) fn for_par_fn(locals: &'c [(String, Class)]) -> Self {
+        ExprWriter { vars: &[], locals, names: Names::new(), par_fn: true }
+    }
+
+    /// How a fault site is written.
+    fn site(&self, site: crate::plan::device::FaultSite) -> String {
+        if self.par_fn {
+            format!("(PCF_FAULT_BASE + {}u)", site.0)
+        } else {
+            format!("{}u", site.0)
+        }
+    }
+
+    pub(crate) fn var_name(&mut self, var: VarId) -> String {
+        self.names.var(var, self.vars)
+    }
+
+    pub(crate) fn var_class(&self, var: VarId) -> Class {
+        self.vars[var.0 as usize].class
+    }
+
+    pub(crate) fn local_name(&mut self, local: LocalId) -> String {
+        self.names.local(local, self.locals)
+    }
+
+    /// Declares `name` of class `c` with `value`.
+    fn declare(&mut self, body: &mut Body, c: Class, name: &str, value: &str) {
+        body.line(format!("{} {name} = {value};", ty(c)));
+    }
+
+    /// Writes the statements `e` needs into `body` and returns a C expression of its value.
+    pub(crate) fn expr(&mut self, e: &DExpr, body: &mut Body) -> String {
+        match &e.kind {
+            DKind::Lit(lit) => types::literal(lit, e.class),
+            DKind::Var(v) => self.var_name(*v),
+            DKind::Local(l) => self.local_name(*l),
+            DKind::Capture(c) => capture_scalar(e.class, *c),
+            DKind::Unit => format!("PC_OP(make, {})()", class(e.class)),
+            DKind::Unary(op, a) => {
+                let sa = self.expr(a, body);
+                ops::unary(*op, a.class, &sa)
+            }
+            DKind::Binary(op, a, b, site) => {
+                let sa = self.expr(a, body);
+                let sb = self.expr(b, body);
+                match op {
+                    crate::plan::device::BinOp::Shl | crate::plan::device::BinOp::Shr => {
+                        let amount = ops::shift_amount(b.class, &sb);
+                        ops::binary(*op, a.class, site.map(|s| self.site(s)), &sa, &amount)
+                    }
+                    _ => ops::binary(*op, a.class, site.map(|s| self.site(s)), &sa, &sb),
+                }
+            }
+            DKind::And(a, b) | DKind::Or(a, b) => {
+                let and = matches!(e.kind, DKind::And(..));
+                let sa = self.expr(a, body);
+                let mut rhs = body.nested();
+                let sb = self.expr(b, &mut rhs);
+                let c_op = if and { "&&" } else { "||" };
+                if rhs.is_empty() {
+                    return format!("((pc_bool)({sa} {c_op} {sb}))");
+                }
+                let t = self.names.temp();
+                body.line(format!("pc_bool {t} = {sa};"));
+                body.line(if and { format!("if ({t}) {{") } else { format!("if (!{t}) {{") });
+                body.append(rhs);
+                body.line(format!("  {t} = {sb};"));
+                body.line("}");
+                t
+            }
+            DKind::Cast(a) => {
+                let sa = self.expr(a, body);
+                ops::cast(a.class, e.class, &sa)
+            }
+            DKind::Tuple(items) => {
+                let parts: Vec<String> = items.iter().map(|i| self.expr(i, body)).collect();
+                format!("PC_OP(make, {})({})", class(e.class), parts.join(", "))
+            }
+            DKind::Field(base, n) => {
+                let sb = self.expr(base, body);
+                format!("({sb}).f{n}")
+            }
+            DKind::If(c, a, b) => {
+                let sc = self.expr(c, body);
+                let mut then = body.nested();
+                let sa = self.expr(a, &mut then);
+                let mut otherwise = body.nested();
+                let sb = self.expr(b, &mut otherwise);
+                if then.is_empty() && otherwise.is_empty() {
+                    return format!("({sc} ? {sa} : {sb})");
+                }
+                let t = self.names.temp();
+                body.line(format!("{} {t};", ty(e.class)));
+                body.line(format!("if ({sc}) {{"));
+                body.append(then);
+                body.line(format!("  {t} = {sa};"));
+                body.line("} else {");
+                body.append(otherwise);
+                body.line(format!("  {t} = {sb};"));
+                body.line("}");
+                t
+            }
+            DKind::Block(stmts, value) => {
+                for stmt in stmts {
+                    match stmt {
+                        DStmt::Let(pat, v) => {
+                            let sv = self.expr(v, body);
+                            self.bind(pat, v.class, &sv, body);
+                        }
+                        DStmt::Expr(v) => {
+                            let sv = self.expr(v, body);
+                            body.line(format!("(void)({sv});"));
+                        }
+                    }
+                }
+                self.expr(value, body)
+            }
+            DKind::Match(scrutinee, arms) => self.match_expr(e.class, scrutinee, arms, body),
+            DKind::Method(method, args, site) => {
+                let parts: Vec<String> = args.iter().map(|a| self.expr(a, body)).collect();
+                let receiver = args[0].class;
+                match method.op {
+                    "unwrap_or" => format!("(({0}).f0 ? ({0}).f1 : {1})", parts[0], parts[1]),
+                    "is_some" => format!("(({}).f0)", parts[0]),
+                    "is_none" => format!("((pc_bool)!({}).f0)", parts[0]),
+                    "unwrap" => {
+                        let t = self.names.temp();
+                        self.declare(body, receiver, &t, &parts[0]);
+                        let site = site.expect("unwrap has a fault site");
+                        body.line(format!(
+                            "if (!{t}.f0) pc_record_fault(pc_fault, PC_FAULT_UNWRAP_NONE, {}, 0, 0);",
+                            self.site(site)
+                        ));
+                        format!("{t}.f1")
+                    }
+                    op => {
+                        let f = ops::op(op, receiver);
+                        match site {
+                            Some(site) => {
+                                format!("{f}(pc_fault, {}, {})", self.site(*site), parts.join(", "))
+                            }
+                            None => format!("{f}({})", parts.join(", ")),
+                        }
+                    }
+                }
+            }
+            DKind::Index(capture, index, site) => {
+                let si = self.expr(index, body);
+                format!(
+                    "PC_CAP_INDEX({}, {}, {}, {si})",
+                    class(e.class),
+                    capture.0,
+                    self.site(*site)
+                )
+            }
+            DKind::Len(capture) => format!("PC_CAP_LEN({})", capture.0),
+            DKind::Call(f, args) => {
+                let mut parts = vec!["pc_fault".to_string()];
+                parts.extend(args.iter().map(|a| self.expr(a, body)));
+                format!("PC_FN_{}({})", f.0, parts.join(", "))
+            }
+        }
+    }
+
+    /// Binds the locals of `pat` to `value` (of class `c`).
+    pub(crate) fn bind(&mut self, pat: &DPat, c: Class, value: &str, body: &mut Body) {
+        match pat {
+            DPat::Wild => {}
+            DPat::Bind(local) => {
+                let name = self.local_name(*local);
+                self.declare(body, c, &name, value);
+            }
+            DPat::Tuple(items) => {
+                let t = self.names.temp();
+                self.declare(body, c, &t, value);
+                for (k, item) in items.iter().enumerate() {
+                    self.bind_field(item, &format!("{t}.f{k}"), body);
+                }
+            }
+        }
+    }
+
+    /// Binds a pattern whose class the writer does not know by name: the C compiler infers
+    /// nothing, so tuples are taken apart field by field and names get `PC_FIELD` types.
+    fn bind_field(&mut self, pat: &DPat, value: &str, body: &mut Body) {
+        match pat {
+            DPat::Wild => {}
+            DPat::Bind(local) => {
+                let name = self.local_name(*local);
+                let c = self.local_class(*local);
+                self.declare(body, c, &name, value);
+            }
+            DPat::Tuple(items) => {
+                for (k, item) in items.iter().enumerate() {
+                    self.bind_field(item, &format!("({value}).f{k}"), body);
+                }
+            }
+        }
+    }
+
+    fn local_class(&self, local: LocalId) -> Class {
+        self.locals.get(local.0 as usize).expect("every local has a class").1
+    }
+
+    fn match_expr(
+        &mut self,
+        c: Class,
+        scrutinee: &DExpr,
+        arms: &[crate::plan::device::DArm],
+        body: &mut Body,
+    ) -> String {
+        let s = self.expr(scrutinee, body);
+        let sc = self.names.temp();
+        self.declare(body, scrutinee.class, &sc, &s);
+        let result = self.names.temp();
+        let done = self.names.temp();
+        body.line(format!("{} {result};", ty(c)));
+        body.line(format!("int {done} = 0;"));
+        for arm in arms {
+            let mut conditions = Vec::new();
+            let mut pattern_body = body.nested();
+            for alternative in &arm.alternatives {
+                match alternative {
+                    ArmPattern::Value(v) => {
+                        let sv = self.expr(v, &mut pattern_body);
+                        conditions
+                            .push(format!("PC_OP(eq, {})({sc}, {sv})", class(scrutinee.class)));
+                    }
+                    ArmPattern::Range(lo, hi, inclusive) => {
+                        let mut parts = Vec::new();
+                        if let Some(lo) = lo {
+                            let sl = self.expr(lo, &mut pattern_body);
+                            parts
+                                .push(format!("PC_OP(ge, {})({sc}, {sl})", class(scrutinee.class)));
+                        }
+                        if let Some(hi) = hi {
+                            let sh = self.expr(hi, &mut pattern_body);
+                            let op = if *inclusive { "le" } else { "lt" };
+                            parts.push(format!(
+                                "PC_OP({op}, {})({sc}, {sh})",
+                                class(scrutinee.class)
+                            ));
+                        }
+                        conditions.push(if parts.is_empty() {
+                            "1".into()
+                        } else {
+                            parts.join(" && ")
+                        });
+                    }
+                }
+            }
+            body.append(pattern_body);
+            let condition = if conditions.is_empty() {
+                "1".to_string()
+            } else {
+                conditions.iter().map(|c| format!("({c})")).collect::<Vec<_>>().join(" || ")
+            };
+            body.line(format!("if (!{done} && ({condition})) {{"));
+            let mut inner = body.nested();
+            if let Some(bind) = arm.bind {
+                let name = self.local_name(bind);
+                self.declare(&mut inner, scrutinee.class, &name, &sc);
+            }
+            match &arm.guard {
+                Some(guard) => {
+                    let sg = self.expr(guard, &mut inner);
+                    inner.line(format!("if ({sg}) {{"));
+                    let mut arm_body = inner.nested();
+                    let value = self.expr(&arm.body, &mut arm_body);
+                    inner.append(arm_body);
+                    inner.line(format!("  {result} = {value};"));
+                    inner.line(format!("  {done} = 1;"));
+                    inner.line("}");
+                }
+                None => {
+                    let value = self.expr(&arm.body, &mut inner);
+                    inner.line(format!("{result} = {value};"));
+                    inner.line(format!("{done} = 1;"));
+                }
+            }
+            body.append(inner);
+            body.line("}");
+        }
+        result
+    }
+
+    /// The number of elements of `source` (a `pc_u64`).
+    pub(crate) fn source_size(&mut self, source: &DSource, body: &mut Body) -> String {
+        match source {
+            DSource::Range { start, end, inclusive, class: c, fault } => {
+                let s = self.expr(start, body);
+                let e = self.expr(end, body);
+                if *inclusive {
+                    format!(
+                        "PC_OP(range_len_incl, {})(pc_fault, {}, {s}, {e})",
+                        class(*c),
+                        self.site(*fault)
+                    )
+                } else {
+                    format!("PC_OP(range_len, {})({s}, {e})", class(*c))
+                }
+            }
+            DSource::StepBy { inner, step, fault } => {
+                let n = self.source_size(inner, body);
+                let k = self.expr(step, body);
+                format!("pc_step_len(pc_fault, {}, {n}, {k})", self.site(*fault))
+            }
+            DSource::Rev { inner } => self.source_size(inner, body),
+            DSource::Slice { capture, .. } => format!("PC_CAP_LEN({})", capture.0),
+            DSource::Row { capture, row, fault, .. } => {
+                let r = self.expr(row, body);
+                format!("PC_CAP_ROW_LEN({}, {}, {r})", capture.0, self.site(*fault))
+            }
+            DSource::Root { .. } => "pc_root_len".to_string(),
+        }
+    }
+
+    /// Element `index` of `source` (`index` below its size).
+    pub(crate) fn source_fetch(
+        &mut self,
+        source: &DSource,
+        index: &str,
+        root_range: bool,
+        body: &mut Body,
+    ) -> String {
+        match source {
+            DSource::Range { start, class: c, .. } => {
+                let s = self.expr(start, body);
+                let start = self.names.temp();
+                self.declare(body, *c, &start, &s);
+                format!("PC_OP(add, {0})({start}, PC_CAST(u64, {0})({index}))", class(*c))
+            }
+            DSource::StepBy { inner, step, .. } => {
+                let k = self.expr(step, body);
+                let i = self.names.temp();
+                body.line(format!("pc_u64 {i} = {index} * ({k});"));
+                self.source_fetch(inner, &i, root_range, body)
+            }
+            DSource::Rev { inner } => {
+                let n = self.source_size(inner, body);
+                let i = self.names.temp();
+                body.line(format!("pc_u64 {i} = {n} - 1 - {index};"));
+                self.source_fetch(inner, &i, root_range, body)
+            }
+            DSource::Slice { capture, class: c } => {
+                format!("PC_CAP_ELEM({}, {}, {index})", class(*c), capture.0)
+            }
+            DSource::Row { capture, row, class: c, .. } => {
+                let r = self.expr(row, body);
+                format!("PC_CAP_ROW_ELEM({}, {}, {r}, {index})", class(*c), capture.0)
+            }
+            DSource::Root { class: c } => {
+                if root_range {
+                    format!(
+                        "PC_OP(add, {0})(PC_CAST(u64, {0})(pc_root_start), PC_CAST(u64, {0})({index}))",
+                        class(*c)
+                    )
+                } else {
+                    format!("{}(pc_root, pc_root_cap, {index})", types::load(*c))
+                }
+            }
+        }
+    }
+
+    /// The element bound by a generator at `index`: fetched, then mapped.
+    pub(crate) fn generator_element(
+        &mut self,
+        g: &DGenerator,
+        index: &str,
+        root_range: bool,
+        body: &mut Body,
+    ) -> String {
+        let mut value = self.source_fetch(&g.source, index, root_range, body);
+        let mut current = source_class(&g.source);
+        for map in &g.maps {
+            match map {
+                DMap::Closure(pat, result) => {
+                    self.bind(pat, current, &value, body);
+                    value = self.expr(result, body);
+                    current = result.class;
+                }
+                DMap::ParFn(f, out) => {
+                    value = format!("PC_FN_{}(pc_fault, {value})", f.0);
+                    current = *out;
+                }
+            }
+        }
+        value
+    }
+}
+
+/// The class of the elements a source reads.
+pub(crate) fn source_class(source: &DSource) -> Class {
+    match source {
+        DSource::Range { class, .. }
+        | DSource::Slice { class, .. }
+        | DSource::Row { class, .. }
+        | DSource::Root { class } => *class,
+        DSource::StepBy { inner, .. } | DSource::Rev { inner } => source_class(inner),
+    }
+}
+
+/// A captured scalar of class `c`.
+pub(crate) fn capture_scalar(c: Class, capture: CaptureId) -> String {
+    format!("PC_CAP_SCALAR({}, {})", class(c), capture.0)
+}

@@ -1,0 +1,283 @@
+//! The device half of the emitted code: the kernels' static plan, and the observations of the
+//! call site that the runtime needs to run them.
+//!
+//! ```text
+//! static __PARCOMP_DEVICE: rt::gpu::DevicePlan = rt::gpu::DevicePlan { kernels: "...", .. };
+//! let __parcomp_capture_0 = &(n);                       // every value the kernels read
+//! let __parcomp_captures = [(&&&rt::Probe::of(__parcomp_capture_0)).capture_scalar(..)];
+//! let __parcomp_offload = rt::Offload::new(&__PARCOMP_DEVICE, root, &__parcomp_captures, ..);
+//! ```
+//!
+//! Whether a value can be on the device is decided by autoref dispatch on its `Probe` (see the
+//! runtime's `gpu::offload`), so a value the device cannot hold makes the comprehension run on
+//! the CPU instead of stopping the program from compiling. Under `@gpu` the emitted code also
+//! requires each value's type to be a device type, at the value's own tokens.
+
+use crate::analysis::device::generator::root_is_range;
+use crate::back::kernel::{self, CompManifest, ReduceKind, TerminalManifest};
+use crate::plan::device::{CaptureKind, Constraint, Prim};
+use crate::plan::{Compiled, Marker, StepKind};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::Ident;
+
+/// The items to emit after the chain is bound to `run`, and the `Offload` value for its
+/// terminal.
+pub(super) fn emit(
+    compiled: &Compiled,
+    rt: &TokenStream,
+    root: &Ident,
+    run: &Ident,
+) -> (TokenStream, TokenStream) {
+    let unit = &compiled.device;
+    if let Some(reason) = unit.not_device.first() {
+        let why = reason.reason.clone();
+        return (TokenStream::new(), quote! { #rt::Offload::host_only(#why) });
+    }
+    let root_range = match compiled.plan.steps.first().map(|s| &s.kind) {
+        Some(StepKind::Root(form)) => root_is_range(form),
+        _ => false,
+    };
+    let kernels = kernel::write(compiled, root_range);
+    let plan_name = Ident::new("__PARCOMP_DEVICE", Span::mixed_site());
+    let plan = device_plan(compiled, &kernels, rt);
+    let required = matches!(unit.marker, Marker::Gpu(_));
+
+    let mut items = quote! {
+        static #plan_name: #rt::gpu::DevicePlan = #plan;
+        #[allow(unused_imports)]
+        use #rt::probe::*;
+    };
+    let mut probes = Vec::new();
+    for (k, capture) in unit.captures.iter().enumerate() {
+        let name = format_ident!("__parcomp_capture_{}", k, span = Span::mixed_site());
+        let expr = &capture.expr;
+        let span = capture.expr.span();
+        items.extend(quote_spanned! {span=> let #name = &(#expr); });
+        let (method, require) = match capture.kind {
+            CaptureKind::Scalar => (quote! { capture_scalar }, quote! { require_scalar }),
+            CaptureKind::Slice => (quote! { capture_slice }, quote! { require_slice }),
+            CaptureKind::Jagged => (quote! { capture_jagged }, quote! { require_jagged }),
+        };
+        let refs = if capture.kind == CaptureKind::Scalar {
+            quote! { &&& }
+        } else {
+            quote! { && }
+        };
+        probes.push(quote! { (#refs #rt::Probe::of(#name)).#method(#name) });
+        if required {
+            items.extend(quote_spanned! {span=> #rt::#require(#name); });
+        }
+    }
+    let captures = Ident::new("__parcomp_captures", Span::mixed_site());
+    items.extend(quote! { let #captures = [#(#probes),*]; });
+
+    let root_probe = if root_range {
+        quote! { (&&#rt::Probe::of(&#root)).root_range(&#root) }
+    } else {
+        quote! { (&&#rt::Probe::of(&#root)).root_elements(&#root) }
+    };
+    if required {
+        let span = compiled.plan.steps.first().map_or_else(Span::call_site, |s| s.span);
+        let require = if root_range {
+            quote! { require_range }
+        } else {
+            quote! { require_elements }
+        };
+        items.extend(quote_spanned! {span=> #rt::#require(&#root); });
+        let head_span = compiled.plan.head.expr.span();
+        items.extend(quote_spanned! {head_span=> #rt::require_output(&#run); });
+    }
+    let par_fns = Ident::new("__parcomp_par_fns", Span::mixed_site());
+    let names = unit.par_fns.iter().map(|path| quote! { #rt::par_fn_name(&#path) });
+    items.extend(quote! { let #par_fns = [#(#names),*]; });
+    let output = Ident::new("__parcomp_output", Span::mixed_site());
+    items.extend(quote! { let #output = (&&#run.output_probe()).output_codec(); });
+    let offload = quote! {
+        #rt::Offload::new(
+            &#plan_name,
+            #root_probe,
+            &#captures,
+            &#par_fns,
+            #output,
+            #required,
+        )
+    };
+    (items, offload)
+}
+
+/// The static `DevicePlan`.
+fn device_plan(compiled: &Compiled, kernels: &kernel::Kernels, rt: &TokenStream) -> TokenStream {
+    let unit = &compiled.device;
+    let gpu = quote! { #rt::gpu };
+    let text = format!("{}![{}]", compiled.plan.terminal.macro_name(), compiled.plan.text);
+    let functions = &kernels.functions;
+    let source = &kernels.kernels;
+    let classes = unit.classes;
+    let constraints = unit.constraints.iter().map(|c| constraint(c, &gpu));
+    let vars = compiled.vars.iter().map(|v| v.class.0);
+    let captures = unit.captures.iter().map(|c| {
+        let text = &c.text;
+        let kind = match c.kind {
+            CaptureKind::Scalar => quote! { Scalar },
+            CaptureKind::Slice => quote! { Slice },
+            CaptureKind::Jagged => quote! { Jagged },
+        };
+        quote! { #gpu::CaptureInfo { text: #text, kind: #gpu::CaptureKind::#kind } }
+    });
+    let faults = &unit.faults;
+    let root = if kernels.manifest.root_range {
+        quote! { Range }
+    } else {
+        quote! { Elements }
+    };
+    let reductions = kernels.manifest.reductions.iter().map(|r| {
+        let name = &r.name;
+        let acc = r.acc.0;
+        quote! { #gpu::ReductionInfo { name: #name, acc: #acc } }
+    });
+    let comp = comp(&kernels.manifest.comp, &gpu);
+    quote! {
+        #gpu::DevicePlan {
+            text: #text,
+            functions: #functions,
+            kernels: #source,
+            classes: #classes,
+            constraints: &[#(#constraints),*],
+            vars: &[#(#vars),*],
+            captures: &[#(#captures),*],
+            faults: &[#(#faults),*],
+            root: #gpu::RootKind::#root,
+            reductions: &[#(#reductions),*],
+            comp: #comp,
+        }
+    }
+}
+
+fn comp(m: &CompManifest, gpu: &TokenStream) -> TokenStream {
+    let levels = m.levels.iter().map(|l| {
+        let kernel = &l.kernel;
+        let size = match &l.size_kernel {
+            Some(s) => quote! { Some(#s) },
+            None => quote! { None },
+        };
+        let regular = l.regular;
+        let filters = l.filters;
+        let inputs = l.inputs.iter().map(|v| v.0);
+        let outputs = l.outputs.iter().map(|v| v.0);
+        quote! {
+            #gpu::Level {
+                kernel: #kernel,
+                size_kernel: #size,
+                regular: #regular,
+                filters: #filters,
+                inputs: &[#(#inputs),*],
+                outputs: &[#(#outputs),*],
+            }
+        }
+    });
+    let nested = m.nested.iter().map(|n| {
+        let comp = comp(&n.comp, gpu);
+        let result = n.result.0;
+        let inputs = n.inputs.iter().map(|v| v.0);
+        quote! { #gpu::NestedComp { comp: &#comp, result: #result, inputs: &[#(#inputs),*] } }
+    });
+    let head_kernel = match &m.head_kernel {
+        Some(k) => quote! { Some(#k) },
+        None => quote! { None },
+    };
+    let head_inputs = m.head_inputs.iter().map(|v| v.0);
+    let head_class = m.head_class.0;
+    let terminal = match &m.terminal {
+        TerminalManifest::Collect => quote! { #gpu::Terminal::Collect },
+        TerminalManifest::Reduce { reduction, kind } => {
+            let kind = match kind {
+                ReduceKind::Value => quote! { #gpu::ReduceKind::Value },
+                ReduceKind::Optional => quote! { #gpu::ReduceKind::Optional },
+                ReduceKind::Count => quote! { #gpu::ReduceKind::Count },
+                ReduceKind::Flag(stop) => quote! { #gpu::ReduceKind::Flag { stop: #stop } },
+            };
+            quote! { #gpu::Terminal::Reduce { reduction: #reduction, kind: #kind } }
+        }
+    };
+    quote! {
+        #gpu::Comp {
+            levels: &[#(#levels),*],
+            nested: &[#(#nested),*],
+            head_kernel: #head_kernel,
+            head_inputs: &[#(#head_inputs),*],
+            head_class: #head_class,
+            terminal: #terminal,
+        }
+    }
+}
+
+fn prim(p: Prim, gpu: &TokenStream) -> TokenStream {
+    let variant = Ident::new(p.variant(), Span::call_site());
+    quote! { #gpu::Prim::#variant }
+}
+
+/// A constraint as the runtime's `Constraint` (`gpu` the path of the runtime's plan types).
+pub(crate) fn constraint(c: &Constraint, gpu: &TokenStream) -> TokenStream {
+    match c {
+        Constraint::Same(a, b) => {
+            let (a, b) = (a.0, b.0);
+            quote! { #gpu::Constraint::Same(#a, #b) }
+        }
+        Constraint::Prim(a, p) => {
+            let a = a.0;
+            let p = prim(*p, gpu);
+            quote! { #gpu::Constraint::Prim(#a, #p) }
+        }
+        Constraint::Integer(a) => {
+            let a = a.0;
+            quote! { #gpu::Constraint::Integer(#a) }
+        }
+        Constraint::Float(a) => {
+            let a = a.0;
+            quote! { #gpu::Constraint::Float(#a) }
+        }
+        Constraint::Tuple(a, items) => {
+            let a = a.0;
+            let items = items.iter().map(|c| c.0);
+            quote! { #gpu::Constraint::Tuple(#a, &[#(#items),*]) }
+        }
+        Constraint::Field(a, n, b) => {
+            let (a, b) = (a.0, b.0);
+            quote! { #gpu::Constraint::Field(#a, #n, #b) }
+        }
+        Constraint::Option(a, b) => {
+            let (a, b) = (a.0, b.0);
+            quote! { #gpu::Constraint::Option(#a, #b) }
+        }
+        Constraint::Capture(a, k) => {
+            let (a, k) = (a.0, k.0);
+            quote! { #gpu::Constraint::Capture(#a, #k) }
+        }
+        Constraint::Element(a, k) => {
+            let (a, k) = (a.0, k.0);
+            quote! { #gpu::Constraint::Element(#a, #k) }
+        }
+        Constraint::Root(a) => {
+            let a = a.0;
+            quote! { #gpu::Constraint::Root(#a) }
+        }
+        Constraint::Output(a) => {
+            let a = a.0;
+            quote! { #gpu::Constraint::Output(#a) }
+        }
+        Constraint::Unsigned(a, b) => {
+            let (a, b) = (a.0, b.0);
+            quote! { #gpu::Constraint::Unsigned(#a, #b) }
+        }
+        Constraint::Param(a, f, n) => {
+            let (a, f) = (a.0, f.0);
+            quote! { #gpu::Constraint::Param(#a, #f, #n) }
+        }
+        Constraint::Return(a, f) => {
+            let (a, f) = (a.0, f.0);
+            quote! { #gpu::Constraint::Return(#a, #f) }
+        }
+    }
+}

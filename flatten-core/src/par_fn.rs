@@ -1,0 +1,195 @@
+//! `#[par_fn]`: a Rust function that device code can call.
+//!
+//! The function is kept as written, and its body is also compiled for the device — with the
+//! device subset of comprehension expressions, where its parameters are the locals and the
+//! numeric constants of `std` the only outside values — into one C function of the kernel
+//! dialect. Its types are classes, as in a comprehension; the runtime solves them from the
+//! function's signature (`<Line as DeviceType>::desc()`, so type aliases work).
+//!
+//! Beside the function, the expansion registers an entry (through `inventory`, keyed by the
+//! function's path, which the comprehensions calling it find with `type_name_of_val`), and
+//! declares a braced struct of the same name in the type namespace, which `use` imports with
+//! the function and which `@gpu` comprehensions require to be there.
+
+use crate::analysis::device::lower::Lower;
+use crate::analysis::device::DeviceCtx;
+use crate::back::kernel::Body;
+use crate::back::kernel::ExprWriter;
+use crate::error::error_spanned;
+use crate::plan::device::{Constraint, NotDevice};
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::spanned::Spanned;
+
+/// Expands `#[par_fn]` on `item` (with `attr` its arguments, which must be empty).
+pub fn expand(attr: TokenStream, item: TokenStream, rt: &TokenStream) -> TokenStream {
+    let function: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(_) => {
+            let e = error_spanned(
+                &item,
+                "`#[par_fn]` applies to a function",
+                "mark a free function: `#[par_fn] fn f(x: f32) -> f32 { ... }`",
+            )
+            .to_compile_error();
+            return quote! { #item #e };
+        }
+    };
+    if !attr.is_empty() {
+        let e = error_spanned(&attr, "`#[par_fn]` takes no arguments", "write `#[par_fn]`")
+            .to_compile_error();
+        return quote! { #function #e };
+    }
+    match compile(&function) {
+        Ok(unit) => emit(&function, &unit, rt),
+        Err(errors) => {
+            let errors = errors.into_iter().map(|e| e.to_compile_error());
+            quote! { #function #(#errors)* }
+        }
+    }
+}
+
+/// A `#[par_fn]` compiled for the device.
+struct Unit {
+    source: String,
+    classes: u32,
+    constraints: Vec<Constraint>,
+    faults: Vec<String>,
+    callees: Vec<syn::Path>,
+}
+
+fn check_signature(sig: &syn::Signature) -> Vec<syn::Error> {
+    let mut errors = Vec::new();
+    let mut refuse = |tokens: &dyn quote::ToTokens, what: &str, help: &str| {
+        errors.push(error_spanned(tokens, format!("a `#[par_fn]` cannot be {what}"), help));
+    };
+    if let Some(a) = &sig.asyncness {
+        refuse(a, "`async`", "device functions compute a value; remove `async`");
+    }
+    if let Some(abi) = &sig.abi {
+        refuse(abi, "`extern`", "remove the ABI");
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        refuse(
+            &sig.generics,
+            "generic",
+            "the device compiles one function per `#[par_fn]`: give it concrete types",
+        );
+    }
+    if let Some(v) = &sig.variadic {
+        refuse(v, "variadic", "give it a fixed list of parameters");
+    }
+    for input in &sig.inputs {
+        if let syn::FnArg::Receiver(r) = input {
+            refuse(r, "a method", "make it a free function taking the value as a parameter");
+        }
+    }
+    errors
+}
+
+fn compile(function: &syn::ItemFn) -> Result<Unit, Vec<syn::Error>> {
+    let errors = check_signature(&function.sig);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let mut ctx = DeviceCtx::default();
+    let lowered = (|| -> Result<_, NotDevice> {
+        let mut lower = Lower::par_fn(&mut ctx);
+        let mut params = Vec::new();
+        for (k, input) in function.sig.inputs.iter().enumerate() {
+            let syn::FnArg::Typed(typed) = input else { unreachable!("receivers are refused") };
+            let class = lower.ctx.class();
+            lower
+                .ctx
+                .constrain(Constraint::Capture(class, crate::plan::device::CaptureId(k as u32)));
+            let pattern = lower.bind_param(&typed.pat, class)?;
+            params.push((pattern, class));
+        }
+        let result = lower.ctx.class();
+        let n = function.sig.inputs.len() as u32;
+        lower.ctx.constrain(Constraint::Capture(result, crate::plan::device::CaptureId(n)));
+        let body = lower.block(&function.block)?;
+        lower.ctx.same(body.class, result);
+        Ok((params, result, body))
+    })();
+    let (params, result, body) = lowered.map_err(|why| {
+        vec![crate::error::error(
+            why.span,
+            format!(
+                "`#[par_fn]` cannot compile `{}` for the device: it {}",
+                function.sig.ident, why.reason
+            ),
+            why.help,
+        )]
+    })?;
+    let mut writer = ExprWriter::for_par_fn(&ctx.locals);
+    let mut out = Body::new(1);
+    let mut declared = Vec::new();
+    for (k, (pattern, class)) in params.iter().enumerate() {
+        declared.push(format!(", {} pc_p{k}", crate::back::kernel::types::ty(*class)));
+        writer.bind(pattern, *class, &format!("pc_p{k}"), &mut out);
+    }
+    let value = writer.expr(&body, &mut out);
+    let source = format!(
+        "/* #[par_fn] fn {} */\nPC_FN {} PCF_SELF(pc_fault_t pc_fault{}) {{\n  (void)pc_fault;\n{}  return {value};\n}}\n",
+        function.sig.ident,
+        crate::back::kernel::types::ty(result),
+        declared.join(""),
+        out.text(),
+    );
+    Ok(Unit {
+        source,
+        classes: ctx.classes,
+        constraints: ctx.constraints,
+        faults: ctx.faults,
+        callees: ctx.par_fns,
+    })
+}
+
+fn emit(function: &syn::ItemFn, unit: &Unit, rt: &TokenStream) -> TokenStream {
+    let name = &function.sig.ident;
+    let vis = &function.vis;
+    let name_text = name.to_string();
+    let source = &unit.source;
+    let classes = unit.classes;
+    let gpu = quote! { #rt::gpu };
+    let constraints = unit.constraints.iter().map(|c| crate::back::rust::constraint(c, &gpu));
+    let faults = &unit.faults;
+    let params = function.sig.inputs.iter().map(|input| match input {
+        syn::FnArg::Typed(t) => {
+            let ty = &t.ty;
+            let span = ty.span();
+            quote::quote_spanned! {span=> <#ty as #rt::DeviceType>::desc() }
+        }
+        syn::FnArg::Receiver(_) => unreachable!("receivers are refused"),
+    });
+    let ret = match &function.sig.output {
+        syn::ReturnType::Default => quote! { <() as #rt::DeviceType>::desc() },
+        syn::ReturnType::Type(_, ty) => {
+            let span = ty.span();
+            quote::quote_spanned! {span=> <#ty as #rt::DeviceType>::desc() }
+        }
+    };
+    let callees = unit.callees.iter().map(|p| quote! { #rt::par_fn_name(&#p) });
+    quote! {
+        #function
+
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #name {}
+
+        impl #rt::ParFn for #name {}
+
+        #rt::inventory::submit! {
+            #rt::ParFnEntry {
+                path: ::core::concat!(::core::module_path!(), "::", #name_text),
+                source: #source,
+                classes: #classes,
+                constraints: &[#(#constraints),*],
+                faults: &[#(#faults),*],
+                signature: || (::std::vec![#(#params),*], #ret),
+                callees: || ::std::vec![#(#callees),*],
+            }
+        }
+    }
+}

@@ -1,0 +1,409 @@
+//! The device form of a comprehension's expressions: the kernel IR every kernel writer reads.
+//!
+//! An expression of the device subset is lowered (by `analysis::device`) into a [`DExpr`]:
+//! names resolved to comprehension variables, locals, captures and `#[par_fn]`s; every node
+//! carrying a type *class*. Types are not known when the macro runs — only Rust knows them —
+//! so each node gets a class, related to the others by [`Constraint`]s (`a + b` has the class
+//! of `a`, which is the class of `b`; `x as f32` is `f32`; an integer literal is some integer
+//! type). The runtime solves the classes from what the emitted code observes (the types of the
+//! captured values, of the first generator's elements and of the head), so one kernel source
+//! serves every instantiation.
+
+use std::fmt;
+
+/// A type class: every expression of one class has the same type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Class(pub u32);
+
+/// A comprehension variable: one binding of a name by a generator, a `let` qualifier or a
+/// nested comprehension (shadowing makes a new variable).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VarId(pub u32);
+
+/// A local of a device expression: a `let` in a block, a closure parameter, a match binding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LocalId(pub u32);
+
+/// A value the kernels read from the caller (see [`Capture`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CaptureId(pub u32);
+
+/// A `#[par_fn]` called by the comprehension, in the order of first call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ParFnId(pub u32);
+
+/// The primitive types of the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Prim {
+    Bool,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+    F32,
+    F64,
+}
+
+impl Prim {
+    /// The primitive a Rust type name denotes (`usize`/`isize` are 64-bit on the device).
+    pub fn from_rust(name: &str) -> Option<Prim> {
+        Some(match name {
+            "bool" => Prim::Bool,
+            "i8" => Prim::I8,
+            "i16" => Prim::I16,
+            "i32" => Prim::I32,
+            "i64" | "isize" => Prim::I64,
+            "u8" => Prim::U8,
+            "u16" => Prim::U16,
+            "u32" => Prim::U32,
+            "u64" | "usize" => Prim::U64,
+            "f32" => Prim::F32,
+            "f64" => Prim::F64,
+            _ => return None,
+        })
+    }
+
+    /// The variant's name in the runtime's `Prim`.
+    pub fn variant(self) -> &'static str {
+        match self {
+            Prim::Bool => "Bool",
+            Prim::I8 => "I8",
+            Prim::I16 => "I16",
+            Prim::I32 => "I32",
+            Prim::I64 => "I64",
+            Prim::U8 => "U8",
+            Prim::U16 => "U16",
+            Prim::U32 => "U32",
+            Prim::U64 => "U64",
+            Prim::F32 => "F32",
+            Prim::F64 => "F64",
+        }
+    }
+
+    /// The kernel dialect's tag.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Prim::Bool => "bool",
+            Prim::I8 => "i8",
+            Prim::I16 => "i16",
+            Prim::I32 => "i32",
+            Prim::I64 => "i64",
+            Prim::U8 => "u8",
+            Prim::U16 => "u16",
+            Prim::U32 => "u32",
+            Prim::U64 => "u64",
+            Prim::F32 => "f32",
+            Prim::F64 => "f64",
+        }
+    }
+}
+
+/// What relates the classes; the runtime solves them (see the module documentation).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Constraint {
+    /// Both classes are one type.
+    Same(Class, Class),
+    /// The class is this primitive.
+    Prim(Class, Prim),
+    /// The class is an integer type (an unsuffixed integer literal: `i32` if nothing else
+    /// decides, as in Rust).
+    Integer(Class),
+    /// The class is a float type (an unsuffixed float literal: `f64` if nothing else decides).
+    Float(Class),
+    /// The class is a tuple of these classes.
+    Tuple(Class, Vec<Class>),
+    /// The second class is field `.n` of the first (a tuple whose length the macro does not
+    /// know).
+    Field(Class, u32, Class),
+    /// The first class is `Option` of the second.
+    Option(Class, Class),
+    /// The class is the type of a captured value.
+    Capture(Class, CaptureId),
+    /// The class is the element type of a captured collection.
+    Element(Class, CaptureId),
+    /// The class is the element type of the first generator.
+    Root(Class),
+    /// The class is the type of the comprehension's elements.
+    Output(Class),
+    /// The first class is the unsigned type of the second's width (`abs_diff`).
+    Unsigned(Class, Class),
+    /// The class is the type of parameter `n` of a `#[par_fn]`.
+    Param(Class, ParFnId, u32),
+    /// The class is the return type of a `#[par_fn]`.
+    Return(Class, ParFnId),
+}
+
+/// A value read from the caller: evaluated once on the host and copied to the device.
+#[derive(Clone, Debug)]
+pub struct Capture {
+    /// The Rust expression the emitted code evaluates (a path, a field, `xs.len()`).
+    pub expr: syn::Expr,
+    /// It as written, for messages.
+    pub text: String,
+    /// How the kernels read it.
+    pub kind: CaptureKind,
+}
+
+/// How the kernels read a captured value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaptureKind {
+    /// One value.
+    Scalar,
+    /// A collection read by index (`xs[i]`, `xs.len()`, `x <- &xs`).
+    Slice,
+    /// An array of rows (`m.row(i)`, `rows[x]` as a generator).
+    Jagged,
+}
+
+/// A literal.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Literal {
+    /// An integer, by magnitude (negation is an operator).
+    Int(u128),
+    /// A float, as decimal text a C compiler reads (`0.5`, `1e10`, `3.0`).
+    Float(String),
+    /// `true` or `false`.
+    Bool(bool),
+}
+
+/// A unary operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    /// `-x` (wrapping).
+    Neg,
+    /// `!x`: logical for `bool`, bitwise for integers.
+    Not,
+}
+
+/// A binary operator (the short-circuit `&&` and `||` are [`DKind::And`] and [`DKind::Or`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    /// Faults on a zero divisor and on `MIN / -1`.
+    Div,
+    /// Faults like [`BinOp::Div`].
+    Rem,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl BinOp {
+    /// The operation's name in the kernel dialect (`PC_OP(add, T)`).
+    pub fn op_name(self) -> &'static str {
+        match self {
+            BinOp::Add => "add",
+            BinOp::Sub => "sub",
+            BinOp::Mul => "mul",
+            BinOp::Div => "div",
+            BinOp::Rem => "rem",
+            BinOp::BitAnd => "and",
+            BinOp::BitOr => "or",
+            BinOp::BitXor => "xor",
+            BinOp::Shl => "shl",
+            BinOp::Shr => "shr",
+            BinOp::Eq => "eq",
+            BinOp::Ne => "ne",
+            BinOp::Lt => "lt",
+            BinOp::Le => "le",
+            BinOp::Gt => "gt",
+            BinOp::Ge => "ge",
+        }
+    }
+
+    /// Whether the result is a `bool` comparing two values of one class.
+    pub fn is_comparison(self) -> bool {
+        matches!(self, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
+    }
+
+    /// Whether the operation can fault (and so carries a fault site).
+    pub fn faults(self) -> bool {
+        matches!(self, BinOp::Div | BinOp::Rem)
+    }
+}
+
+/// A device expression: what it computes, and its class.
+#[derive(Clone, Debug)]
+pub struct DExpr {
+    /// The computation.
+    pub kind: DKind,
+    /// The class of its value.
+    pub class: Class,
+}
+
+/// A fault site: the number of a check in the generated source, whose text names the
+/// expression in the panic message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FaultSite(pub u32);
+
+/// What a device expression computes.
+#[derive(Clone, Debug)]
+pub enum DKind {
+    /// A literal of the node's class.
+    Lit(Literal),
+    /// A comprehension variable.
+    Var(VarId),
+    /// A local.
+    Local(LocalId),
+    /// A captured scalar.
+    Capture(CaptureId),
+    /// A unary operation.
+    Unary(UnOp, Box<DExpr>),
+    /// A binary operation; `Div` and `Rem` carry their fault site.
+    Binary(BinOp, Box<DExpr>, Box<DExpr>, Option<FaultSite>),
+    /// `a && b` (b only evaluated when a holds).
+    And(Box<DExpr>, Box<DExpr>),
+    /// `a || b`.
+    Or(Box<DExpr>, Box<DExpr>),
+    /// `x as T`: to the node's class (a primitive).
+    Cast(Box<DExpr>),
+    /// `(a, b, ...)`.
+    Tuple(Vec<DExpr>),
+    /// `x.0`.
+    Field(Box<DExpr>, u32),
+    /// `if c { a } else { b }`.
+    If(Box<DExpr>, Box<DExpr>, Box<DExpr>),
+    /// `{ let ...; value }`.
+    Block(Vec<DStmt>, Box<DExpr>),
+    /// `match x { arms }`: integers and `bool`s, ranges, `|`, `_`, bindings and guards.
+    Match(Box<DExpr>, Vec<DArm>),
+    /// A numeric method, `x.abs()`, `a.min(b)`, also written `i64::max(a, b)`: receiver first.
+    Method(Method, Vec<DExpr>, Option<FaultSite>),
+    /// `xs[i]` of a captured collection.
+    Index(CaptureId, Box<DExpr>, FaultSite),
+    /// `xs.len()` of a captured collection.
+    Len(CaptureId),
+    /// A call of a `#[par_fn]`.
+    Call(ParFnId, Vec<DExpr>),
+    /// `()`.
+    Unit,
+}
+
+/// A statement of a block.
+#[derive(Clone, Debug)]
+pub enum DStmt {
+    /// `let PAT = value;`.
+    Let(DPat, DExpr),
+    /// `value;` (evaluated for its faults; the value is dropped).
+    Expr(DExpr),
+}
+
+/// A pattern binding locals.
+#[derive(Clone, Debug)]
+pub enum DPat {
+    /// A name.
+    Bind(LocalId),
+    /// `_`.
+    Wild,
+    /// `(a, b, ...)`.
+    Tuple(Vec<DPat>),
+}
+
+/// One arm of a `match`.
+#[derive(Clone, Debug)]
+pub struct DArm {
+    /// The alternatives (`a | b`); empty means `_` or a binding.
+    pub alternatives: Vec<ArmPattern>,
+    /// A binding of the whole scrutinee (`n => ...`, `n @ 1..=9 => ...`).
+    pub bind: Option<LocalId>,
+    /// `if guard`.
+    pub guard: Option<DExpr>,
+    /// The value.
+    pub body: DExpr,
+}
+
+/// One alternative of a match arm.
+#[derive(Clone, Debug)]
+pub enum ArmPattern {
+    /// A literal (negative integers keep their sign here).
+    Value(DExpr),
+    /// `lo..=hi` or `lo..hi` (either bound may be absent).
+    Range(Option<DExpr>, Option<DExpr>, bool),
+}
+
+/// The numeric methods of the device subset (see `analysis::device::methods`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Method {
+    /// The Rust name (`abs`, `wrapping_add`, `powi`).
+    pub rust: &'static str,
+    /// The dialect's operation (`PC_OP(abs, T)`), named after the receiver's class; `None`
+    /// for methods written inline by the writer (`unwrap_or`, `is_some`).
+    pub op: &'static str,
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.rust)
+    }
+}
+
+/// The device form of a generator: where its elements come from and how each is mapped.
+#[derive(Clone, Debug)]
+pub struct DGenerator {
+    /// Size and elements.
+    pub source: DSource,
+    /// Functions applied to each element, innermost first.
+    pub maps: Vec<DMap>,
+    /// The class of the element bound to the pattern.
+    pub class: Class,
+}
+
+/// Where a generator's elements come from on the device.
+#[derive(Clone, Debug)]
+pub enum DSource {
+    /// `start..end` or `start..=end` (the class is the element's).
+    Range { start: DExpr, end: DExpr, inclusive: bool, class: Class, fault: FaultSite },
+    /// `inner.step_by(step)`.
+    StepBy { inner: Box<DSource>, step: DExpr, fault: FaultSite },
+    /// `inner.rev()`.
+    Rev { inner: Box<DSource> },
+    /// A captured collection, read by index.
+    Slice { capture: CaptureId, class: Class },
+    /// A row of a captured array of rows.
+    Row { capture: CaptureId, row: DExpr, class: Class, fault: FaultSite },
+    /// The first generator's elements or range, from the host.
+    Root { class: Class },
+}
+
+/// A function applied to the elements of a generator.
+#[derive(Clone, Debug)]
+pub enum DMap {
+    /// `|pat| body`.
+    Closure(DPat, DExpr),
+    /// A `#[par_fn]` of one argument.
+    ParFn(ParFnId, Class),
+}
+
+/// Why an expression or a construct cannot run on the device: the reason and where.
+#[derive(Clone, Debug)]
+pub struct NotDevice {
+    /// Where (for `@gpu` errors).
+    pub span: proc_macro2::Span,
+    /// What the device cannot do, e.g. "calls `format!`".
+    pub reason: String,
+    /// How to write it so that it can.
+    pub help: String,
+}
+
+/// An expression of the plan, with its device form or the reason it has none.
+#[derive(Clone, Debug)]
+pub struct PlanExpr {
+    /// The expression as written (what the CPU code runs).
+    pub expr: syn::Expr,
+    /// Its device form.
+    pub device: Result<DExpr, NotDevice>,
+}
