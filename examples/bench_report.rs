@@ -224,7 +224,7 @@ fn main() {
     let only: Option<&str> =
         args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1)).map(String::as_str);
     let size = if quick { Size::Reduced } else { Size::Full };
-    let wanted = |name: &str| only.map_or(true, |o| name.contains(o));
+    let wanted = |name: &str| only.is_none_or(|o| name.contains(o));
 
     rayon::broadcast(|_| ());
     let mut rows = Vec::new();

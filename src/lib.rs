@@ -163,8 +163,8 @@ pub mod __rt {
     pub use comprehension_runtime::gpu::offload::probe::Probe;
     pub use comprehension_runtime::gpu::offload::{par_fn_name, Offload};
     pub use comprehension_runtime::gpu::offload::{
-        require_elements, require_jagged, require_output, require_range, require_scalar,
-        require_slice,
+        require_elements, require_jagged, require_output, require_range, require_rows_output,
+        require_scalar, require_slice,
     };
     pub use comprehension_runtime::gpu::par_fn::{ParFn, ParFnEntry};
     pub use comprehension_runtime::gpu::types::DeviceType;
@@ -185,8 +185,8 @@ pub mod __rt {
     pub mod probe {
         pub use comprehension_runtime::gpu::offload::probe::{
             ElementsOnDevice, ElementsOnHost, JaggedOnDevice, JaggedOnHost, OutputOnDevice,
-            OutputOnHost, RangeOnDevice, RangeOnHost, ScalarOnDevice, ScalarOnHost,
-            ScalarRefOnDevice, SliceOnDevice, SliceOnHost,
+            OutputOnHost, OutputRowsOnDevice, RangeOnDevice, RangeOnHost, RowsOnDevice, RowsOnHost,
+            ScalarOnDevice, ScalarOnHost, ScalarRefOnDevice, SliceOnDevice, SliceOnHost,
         };
     }
 }

@@ -4,7 +4,7 @@ mod support;
 
 use parcomp::{par, with_backend, with_eager_splitting, Backend, Jagged, Source};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use support::on_every_backend;
+use support::{on_every_backend, on_every_cpu_backend};
 
 #[test]
 #[allow(clippy::reversed_empty_ranges)] // Written empty on purpose.
@@ -76,10 +76,10 @@ fn every_integer_type_and_its_limits() {
         on_every_backend(|| par![x | x <- (u64::MAX - 2)..=u64::MAX]),
         [u64::MAX - 2, u64::MAX - 1, u64::MAX]
     );
-    assert_eq!(
-        on_every_backend(|| par![x | x <- (i128::MIN)..(i128::MIN + 3)]),
-        [i128::MIN, i128::MIN + 1, i128::MIN + 2]
-    );
+    // 128-bit integers are not device values: on the CPU only.
+    let wide = || par![x | x <- (i128::MIN)..(i128::MIN + 3)];
+    assert_eq!(on_every_cpu_backend(wide), [i128::MIN, i128::MIN + 1, i128::MIN + 2]);
+    support::off_device(wide, "are not device values");
     assert_eq!(on_every_backend(|| par![x | x <- -3isize..0]), [-3, -2, -1]);
     assert_eq!(
         on_every_backend(|| par![(x, y) | x <- 0u16..3, y <- x..3]),
@@ -90,10 +90,13 @@ fn every_integer_type_and_its_limits() {
 
 #[test]
 fn values_that_are_not_copy_can_reach_the_head() {
-    let got = on_every_backend(|| par![s | x <- 0..4, s <- (0..x).map(|i| "ab".repeat(i))]);
-    assert_eq!(got, ["", "", "ab", "", "ab", "abab"]);
-    let got = on_every_backend(|| par![format!("{x}-{y}") | x <- 0..2, y <- 0..2, x != y]);
-    assert_eq!(got, ["0-1", "1-0"]);
+    // Strings stay on the CPU, and the trace says why.
+    let repeat = || par![s | x <- 0..4, s <- (0..x).map(|i| "ab".repeat(i))];
+    assert_eq!(on_every_cpu_backend(repeat), ["", "", "ab", "", "ab", "abab"]);
+    support::off_device(repeat, "calls the method `.repeat()`");
+    let format = || par![format!("{x}-{y}") | x <- 0..2, y <- 0..2, x != y];
+    assert_eq!(on_every_cpu_backend(format), ["0-1", "1-0"]);
+    support::off_device(format, "uses the macro `format!`");
 }
 
 #[test]

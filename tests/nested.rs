@@ -100,12 +100,15 @@ fn expand_reduce_and_expand_outer_reduce_vectors() {
     }
 }
 
-fn gcd(a: u32, b: u32) -> u32 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
+/// Euclid's algorithm as a loop: device code cannot recurse.
+#[parcomp::par_fn]
+fn gcd(mut a: u32, mut b: u32) -> u32 {
+    while b != 0 {
+        let r = a % b;
+        a = b;
+        b = r;
     }
+    a
 }
 
 #[test]

@@ -9,6 +9,7 @@ use proptest::prelude::*;
 use support::on_every_backend;
 
 /// Concatenation of polynomial hashes `(hash, base^length)`: associative, not commutative.
+#[parcomp::par_fn]
 fn hash_concat((h1, p1): (u64, u64), (h2, p2): (u64, u64)) -> (u64, u64) {
     (h1.wrapping_mul(p2).wrapping_add(h2), p1.wrapping_mul(p2))
 }
@@ -126,13 +127,18 @@ proptest! {
     }
 }
 
+/// Widens a value before summing (a function the device calls).
+#[parcomp::par_fn]
+fn wide(v: i32) -> i64 {
+    i64::from(v)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
 
     #[test]
     fn nested_reductions_over_jagged_rows(rows in rows(), threshold in -60i32..60) {
         let m = Jagged::from(rows.clone());
-        let wide = |v: i32| i64::from(v);
 
         let got = on_every_backend(|| par![par_sum![wide(v) | v <- m.row(i)] | i <- 0..m.len()]);
         let want: Vec<i64> = rows.iter().map(|r| r.iter().map(|&v| wide(v)).sum()).collect();

@@ -5,7 +5,7 @@ mod support;
 use parcomp::{
     par, par_all, par_any, par_count, par_max, par_min, par_product, par_reduce, par_sum, Jagged,
 };
-use support::on_every_backend;
+use support::{on_every_backend, on_every_backend_off_device};
 
 #[test]
 fn smoke() {
@@ -47,7 +47,12 @@ fn smoke() {
         [71, 11, 0, 59]
     );
     assert_eq!(
-        on_every_backend(|| par![(i, par![c | (c, _) <- m.row(i)]) | i <- 0..m.len()]),
+        // A nested `par!` inside a tuple: the device delivers nested `par!`s only as the whole
+        // head, so this one stays on the CPU and says why.
+        on_every_backend_off_device(
+            || par![(i, par![c | (c, _) <- m.row(i)]) | i <- 0..m.len()],
+            "uses a nested `par!` inside its head"
+        ),
         [(0, vec![0, 1, 3]), (1, vec![1, 2]), (2, vec![]), (3, vec![1, 2, 3])]
     );
     assert_eq!(

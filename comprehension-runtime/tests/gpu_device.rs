@@ -34,3 +34,18 @@ fn a_rejected_program_carries_the_compiler_log() {
     };
     assert!(error.message.contains("undefined_name"), "{error}");
 }
+
+#[test]
+fn arguments_that_do_not_match_the_kernel_are_an_error_not_a_crash() {
+    let device = opencl_device().expect("an OpenCL device");
+    let source = format!("{PRELUDE}\nPC_KERNEL void set(PC_GLOBAL pc_u64* out, pc_u64 n) {{ if (PC_GLOBAL_ID() < n) out[0] = n; }}\n");
+    let program = device.build(&source, "").unwrap_or_else(|e| panic!("{e}"));
+    let buffer = device.alloc(8).unwrap();
+    // A number where the kernel takes a buffer.
+    let error = device.launch(&*program, "set", 1, 1, &[Arg::U64(3), Arg::U64(3)]).unwrap_err();
+    assert!(error.message.contains("a number for parameter 0"), "{error}");
+    // Too few arguments.
+    let error = device.launch(&*program, "set", 1, 1, &[Arg::Buffer(&buffer)]).unwrap_err();
+    assert!(error.message.contains("1 arguments, but it takes 2"), "{error}");
+    device.launch(&*program, "set", 1, 1, &[Arg::Buffer(&buffer), Arg::U64(3)]).unwrap();
+}

@@ -259,7 +259,7 @@ fn index_properties(shape: &Shape) {
     let flags = shape.flags();
     let mut repl = Vec::new();
     for (row, &n) in shape.sizes.iter().enumerate() {
-        repl.extend(std::iter::repeat(row).take(n));
+        repl.extend(std::iter::repeat_n(row, n));
     }
     check("replicated_iota", &repl, || replicated_iota(&shape.sizes));
 

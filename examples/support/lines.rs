@@ -30,11 +30,13 @@ pub type Line = (Point, Point);
 /// Number of points of a line: one per step along its longer axis, both ends included.
 ///
 /// Futhark: `i32.(1 + max (abs (x2 - x1)) (abs (y2 - y1)))`.
+#[parcomp::par_fn]
 pub fn points_in_line(((x1, y1), (x2, y2)): Line) -> i32 {
     1 + (x2 - x1).abs().max((y2 - y1).abs())
 }
 
 /// The direction in which to step from `v1` towards `v2`: `1`, `-1` or `0`.
+#[parcomp::par_fn]
 pub fn compare(v1: i32, v2: i32) -> i32 {
     if v2 > v1 {
         1
@@ -48,6 +50,7 @@ pub fn compare(v1: i32, v2: i32) -> i32 {
 /// How much the second coordinate changes per unit step of the first (in the direction of the
 /// line). `get_point_in_line` only calls it with `x1 == x2` for a line that is a single point
 /// (then `i` is 0 and the `±1` of the paper does not matter).
+#[parcomp::par_fn]
 pub fn slope((x1, y1): Point, (x2, y2): Point) -> f32 {
     if x2 == x1 {
         if y2 > y1 {
@@ -62,6 +65,7 @@ pub fn slope((x1, y1): Point, (x2, y2): Point) -> f32 {
 
 /// The `i`-th point of `line`, `0 <= i < points_in_line(line)`: step one unit along the longer
 /// axis, and round the other coordinate from the slope.
+#[parcomp::par_fn]
 pub fn get_point_in_line((p1, p2): Line, i: i32) -> Point {
     // Futhark's `f32.round` (ties to even), then `t32` (truncation; the value is integral).
     let round = |v: f32| v.round_ties_even() as i32;

@@ -32,12 +32,14 @@ pub const MAX_ROUND: usize = 1 << 18;
 const PARALLEL_MARKING: usize = 1 << 14;
 
 /// `⌈a / b⌉`.
+#[parcomp::par_fn]
 pub fn ceil_div(a: usize, b: usize) -> usize {
     a.div_ceil(b)
 }
 
 /// The first `k` for which `p * k` must be crossed out in a round starting at `c`: the first
 /// multiple at or above `c`, but never below `p * p`.
+#[parcomp::par_fn]
 pub fn first_multiple(p: usize, c: usize) -> usize {
     ceil_div(c, p).max(p)
 }

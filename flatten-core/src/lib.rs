@@ -107,7 +107,9 @@ pub fn kernel_source(compiled: &Compiled) -> String {
         return format!("/* no kernels: the comprehension {} */\n", why.reason);
     }
     let root_range = match compiled.plan.steps.first().map(|s| &s.kind) {
-        Some(plan::StepKind::Root(form)) => analysis::device::generator::root_is_range(form),
+        Some(plan::StepKind::Root(form)) => {
+            analysis::device::generator::root_is_range(form) || compiled.device.root_rows.is_some()
+        }
         _ => false,
     };
     let kernels = back::kernel::write(compiled, root_range);

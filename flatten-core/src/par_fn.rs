@@ -108,6 +108,7 @@ fn compile(function: &syn::ItemFn) -> Result<Unit, Vec<syn::Error>> {
         let result = lower.ctx.class();
         let n = function.sig.inputs.len() as u32;
         lower.ctx.constrain(Constraint::Capture(result, crate::plan::device::CaptureId(n)));
+        lower.ctx.return_class = Some(result);
         let body = lower.block(&function.block)?;
         lower.ctx.same(body.class, result);
         Ok((params, result, body))

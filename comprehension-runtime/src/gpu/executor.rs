@@ -106,12 +106,20 @@ struct Carry<'c> {
     current: usize,
 }
 
+/// Contexts after a compaction: how many, their columns (by variable) and their groups.
+type Compacted<'c> = (u64, Vec<(u32, Column<'c>)>, Option<Mem<'c>>);
+
 /// Where the head's values go.
 pub(crate) trait TopSink {
     /// A `par!`'s values of one chunk, `count` of them in columns laid out as `layout`.
     fn values(&mut self, bytes: &[u8], layout: &ColumnLayout, count: usize);
     /// A reduction's result over one chunk, in columns of one value.
     fn partial(&mut self, bytes: &[u8], layout: &ColumnLayout, kind: ReduceKind);
+    /// A `par!` whose head is a `par!`: `count` more rows, empty so far.
+    fn begin_rows(&mut self, count: usize);
+    /// Values of the rows begun last, in columns laid out as `layout`: value `i` belongs to row
+    /// `groups[i]` of them.
+    fn row_values(&mut self, bytes: &[u8], layout: &ColumnLayout, groups: &[u64]);
     /// Whether the result is decided and the rest need not run (`par_any!`, `par_all!`).
     fn decided(&self) -> bool {
         false
@@ -120,7 +128,14 @@ pub(crate) trait TopSink {
 
 enum Sink<'s, 'c> {
     Top(&'s mut dyn TopSink),
-    Segmented { result: &'s Column<'c>, carry: &'s mut Carry<'c>, reduction: u32 },
+    /// The values of the nested `par!` of a [`Terminal::Rows`] comprehension, each tagged with
+    /// its group: the row it belongs to among those begun last.
+    Rows(&'s mut dyn TopSink),
+    Segmented {
+        result: &'s Column<'c>,
+        carry: &'s mut Carry<'c>,
+        reduction: u32,
+    },
 }
 
 /// One run of a comprehension's device plan.
@@ -325,6 +340,13 @@ impl<'c> Session<'c> {
                 let dummy = self.alloc(8)?;
                 self.root = Some(dummy);
             }
+            HostData::Jagged(j) => {
+                // The rows of an array of rows: the row indices 0..rows, as a range.
+                self.root_len = j.rows() as u64;
+                self.root_start = 0;
+                let dummy = self.alloc(8)?;
+                self.root = Some(dummy);
+            }
             HostData::Elements(e) => {
                 let len = e.len();
                 let layout = ColumnLayout::new(&e.desc(), len).ok_or_else(too_big)?;
@@ -483,7 +505,7 @@ impl<'c> Session<'c> {
         count: u64,
         columns: Vec<(u32, Column<'c>)>,
         group: Option<Mem<'c>>,
-    ) -> Result<(u64, Vec<(u32, Column<'c>)>, Option<Mem<'c>>), DeviceFailure> {
+    ) -> Result<Compacted<'c>, DeviceFailure> {
         let (positions, kept) = self.scan(flags, count)?;
         let mut out = Vec::with_capacity(columns.len());
         for (var, column) in columns {
@@ -547,10 +569,30 @@ impl<'c> Session<'c> {
         flags: &Mem<'c>,
         count: u64,
         values: Column<'c>,
-        class: ClassId,
     ) -> Result<(u64, Column<'c>), DeviceFailure> {
         let (positions, kept) = self.scan(flags, count)?;
-        let tight = self.column(class, kept)?;
+        let tight = self.compact_column(flags, &positions, count, values, kept)?;
+        Ok((kept, tight))
+    }
+
+    /// Moves the values of `values` that `flags` kept to the places `positions` (their scan)
+    /// gives, in a new column of `kept` values.
+    fn compact_column(
+        &mut self,
+        flags: &Mem<'c>,
+        positions: &Mem<'c>,
+        count: u64,
+        values: Column<'c>,
+        kept: u64,
+    ) -> Result<Column<'c>, DeviceFailure> {
+        let layout = ColumnLayout::with_leaves(&values.layout, kept as usize).ok_or_else(|| {
+            DeviceFailure {
+                message: format!("a column of {kept} values does not fit in memory"),
+                fatal: true,
+            }
+        })?;
+        let mem = self.alloc(layout.bytes as u64)?;
+        let tight = Column { mem, cap: kept, layout };
         for (k, leaf) in values.layout.leaves.iter().enumerate() {
             let kernel =
                 ["pc_compact_1", "pc_compact_2", "", "pc_compact_4", "", "", "", "pc_compact_8"]
@@ -570,7 +612,34 @@ impl<'c> Session<'c> {
                 ],
             )?;
         }
-        Ok((kept, tight))
+        Ok(tight)
+    }
+
+    /// Moves the groups of `group` that `flags` kept together, like [`Self::compact_column`].
+    fn compact_group(
+        &mut self,
+        flags: &Mem<'c>,
+        positions: &Mem<'c>,
+        count: u64,
+        group: &Mem<'c>,
+        kept: u64,
+    ) -> Result<Mem<'c>, DeviceFailure> {
+        let tight = self.alloc(kept * 8)?;
+        self.launch(
+            true,
+            "pc_compact_8",
+            count,
+            &[
+                Arg::U64(count),
+                Arg::Buffer(&flags.buf),
+                Arg::Buffer(&positions.buf),
+                Arg::Buffer(&group.buf),
+                Arg::U64(0),
+                Arg::Buffer(&tight.buf),
+                Arg::U64(0),
+            ],
+        )?;
+        Ok(tight)
     }
 
     /// Runs level `k` of `comp` for `parents`, and everything below it.
@@ -622,7 +691,8 @@ impl<'c> Session<'c> {
             Parents::Root => (0, &[][..], None),
             Parents::Rows { cap, columns, group, .. } => (*cap, *columns, *group),
         };
-        let nested_comp = matches!(sink, Sink::Segmented { .. }) || in_group.is_some();
+        let nested_comp =
+            matches!(sink, Sink::Segmented { .. } | Sink::Rows(_)) || in_group.is_some();
         let mut j0 = 0;
         while j0 < total {
             if let Sink::Top(top) = sink {
@@ -724,6 +794,7 @@ impl<'c> Session<'c> {
     fn head_column(&mut self, comp: &Comp, count: u64) -> Result<Column<'c>, DeviceFailure> {
         match comp.terminal {
             Terminal::Collect => self.column(comp.head_class, count),
+            Terminal::Rows => Err(malformed("rows have no head column")),
             Terminal::Reduce { reduction, .. } => {
                 let acc = self.plan.reductions[reduction as usize].acc;
                 // A top-level reduction writes one partial per work-group; a nested one a value
@@ -747,11 +818,8 @@ impl<'c> Session<'c> {
     ) -> Result<(), DeviceFailure> {
         match (sink, comp.terminal) {
             (Sink::Top(top), Terminal::Collect) => {
-                let (kept, values) = if filters {
-                    self.compact_values(flags, count, out, comp.head_class)?
-                } else {
-                    (count, out)
-                };
+                let (kept, values) =
+                    if filters { self.compact_values(flags, count, out)? } else { (count, out) };
                 let mut bytes = vec![0u8; values.layout.bytes];
                 self.read(&values.mem, 0, &mut bytes)?;
                 top.values(&bytes, &values.layout, kept as usize);
@@ -769,10 +837,33 @@ impl<'c> Session<'c> {
                 let group = group.expect("a nested comprehension's positions have groups");
                 self.segmented(*reduction, &out, count, &group, result, carry)
             }
-            (Sink::Segmented { .. }, Terminal::Collect) => Err(DeviceFailure {
-                message: "a nested `par!` runs on the CPU".into(),
-                fatal: false,
-            }),
+            (Sink::Rows(top), Terminal::Collect) => {
+                let group = group.expect("a nested comprehension's positions have groups");
+                let (kept, values, group) = if filters {
+                    let (positions, kept) = self.scan(flags, count)?;
+                    let values = self.compact_column(flags, &positions, count, out, kept)?;
+                    let group = self.compact_group(flags, &positions, count, &group, kept)?;
+                    (kept, values, group)
+                } else {
+                    (count, out, group)
+                };
+                let mut bytes = vec![0u8; values.layout.bytes];
+                self.read(&values.mem, 0, &mut bytes)?;
+                let mut group_bytes = vec![0u8; kept as usize * 8];
+                self.read(&group, 0, &mut group_bytes)?;
+                let groups: Vec<u64> = group_bytes
+                    .chunks_exact(8)
+                    .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+                    .collect();
+                top.row_values(&bytes, &values.layout, &groups);
+                Ok(())
+            }
+            (Sink::Segmented { .. }, Terminal::Collect) => {
+                Err(malformed("a nested `par!` delivered to a reduction"))
+            }
+            (_, Terminal::Rows) | (Sink::Rows(_), Terminal::Reduce { .. }) => {
+                Err(malformed("rows delivered as values"))
+            }
         }
     }
 
@@ -813,9 +904,15 @@ impl<'c> Session<'c> {
 
     fn fill_identity(&mut self, r: u32, column: &Column<'c>, n: u64) -> Result<(), DeviceFailure> {
         let kernel = format!("{}_fill", self.plan.reductions[r as usize].name);
+        let fault = &self.fault.as_ref().expect("uploaded").buf;
         let caps = &self.caps.as_ref().expect("uploaded").buf;
-        let args =
-            [Arg::Buffer(caps), Arg::U64(n), Arg::U64(column.cap), Arg::Buffer(&column.mem.buf)];
+        let args = [
+            Arg::Buffer(fault),
+            Arg::Buffer(caps),
+            Arg::U64(n),
+            Arg::U64(column.cap),
+            Arg::Buffer(&column.mem.buf),
+        ];
         self.stats.launches += 1;
         self.device.launch(&*self.program, &kernel, n, GROUP, &args).map_err(fatal)
     }
@@ -918,6 +1015,17 @@ impl<'c> Session<'c> {
         if *count == 0 {
             return Ok(());
         }
+        if let Terminal::Rows = comp.terminal {
+            // The head is the nested `par!`: its values, grouped by context, are the rows.
+            let (Sink::Top(top), [nested]) = (sink, comp.nested) else {
+                return Err(malformed("rows of a nested comprehension"));
+            };
+            top.begin_rows(usize::try_from(*count).map_err(|_| too_big())?);
+            let iota = self.alloc(count * 8)?;
+            self.launch(true, "pc_iota", *count, &[Arg::Buffer(&iota.buf), Arg::U64(*count)])?;
+            let inner = Parents::Rows { count: *count, cap: *cap, columns, group: Some(&iota) };
+            return self.level(nested.comp, 0, &inner, &mut Sink::Rows(&mut **top));
+        }
         let mut results: Vec<(u32, Column<'c>)> = Vec::new();
         for nested in comp.nested {
             let Terminal::Reduce { reduction, .. } = nested.comp.terminal else {
@@ -977,6 +1085,11 @@ fn input<'a, 'c>(columns: &'a [(u32, Column<'c>)], var: u32) -> &'a Column<'c> {
         .find(|(v, _)| *v == var)
         .map(|(_, c)| c)
         .expect("parcomp internal error: a level reads a variable its parents do not hold")
+}
+
+/// A plan that does not fit together: the macro and the runtime disagree.
+fn malformed(what: &str) -> DeviceFailure {
+    DeviceFailure { message: format!("parcomp internal error: {what}"), fatal: true }
 }
 
 fn too_big() -> DeviceFailure {

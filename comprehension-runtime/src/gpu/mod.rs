@@ -146,6 +146,8 @@ fn run<T>(
     let root_type = match parts.root {
         offload::HostData::Range(r) => r.desc(),
         offload::HostData::Elements(e) => e.desc(),
+        // An array of rows: the device runs over its row indices.
+        offload::HostData::Jagged(_) => types::TypeDesc::Prim(types::Prim::U64),
         _ => return Err(cannot("its first generator is not a range or a source".into())),
     };
     let signatures: Vec<(Vec<types::TypeDesc>, types::TypeDesc)> =
@@ -226,11 +228,22 @@ fn run<T>(
 struct CollectSink<T> {
     out: Vec<T>,
     codec: OutputCodec<T>,
+    /// The first of the rows [`executor::TopSink::begin_rows`] last added.
+    rows_base: usize,
 }
 
 impl<T> executor::TopSink for CollectSink<T> {
     fn values(&mut self, bytes: &[u8], layout: &types::ColumnLayout, count: usize) {
         self.out.extend(self.codec.read_all(bytes, layout, count));
+    }
+
+    fn begin_rows(&mut self, count: usize) {
+        self.rows_base = self.out.len();
+        self.codec.empty_rows(&mut self.out, count);
+    }
+
+    fn row_values(&mut self, bytes: &[u8], layout: &types::ColumnLayout, groups: &[u64]) {
+        self.codec.append_rows(&mut self.out[self.rows_base..], bytes, layout, groups);
     }
 
     fn partial(&mut self, _: &[u8], _: &types::ColumnLayout, _: plan::ReduceKind) {
@@ -252,6 +265,14 @@ impl<T, R: Reducer<T>> executor::TopSink for ReduceSink<'_, T, R> {
         unreachable!("a reduction delivers partial results")
     }
 
+    fn begin_rows(&mut self, _: usize) {
+        unreachable!("a reduction delivers partial results")
+    }
+
+    fn row_values(&mut self, _: &[u8], _: &types::ColumnLayout, _: &[u64]) {
+        unreachable!("a reduction delivers partial results")
+    }
+
     fn partial(&mut self, bytes: &[u8], layout: &types::ColumnLayout, kind: plan::ReduceKind) {
         use crate::pipeline::DevicePartial;
         let partial = match kind {
@@ -270,7 +291,7 @@ impl<T, R: Reducer<T>> executor::TopSink for ReduceSink<'_, T, R> {
                 DevicePartial::Flag(flag)
             }
         };
-        match self.reducer.from_device(partial) {
+        match self.reducer.accept_device(partial) {
             Some(part) => {
                 self.acc = Some(match self.acc.take() {
                     Some(acc) => self.reducer.combine(acc, part),
@@ -299,7 +320,17 @@ pub(crate) fn collect<T>(
         .parts()
         .map(|p| p.output)
         .ok_or_else(|| DeviceFailure { message: "it has no device half".into(), fatal: false })?;
-    let mut sink = CollectSink { out: Vec::new(), codec };
+    let rows = matches!(offload.parts().map(|p| p.plan.comp.terminal), Some(plan::Terminal::Rows));
+    if rows != codec.is_rows() {
+        return Err(DeviceFailure {
+            message: format!(
+                "its elements are `{}`, which its device plan does not produce",
+                std::any::type_name::<T>()
+            ),
+            fatal: false,
+        });
+    }
+    let mut sink = CollectSink { out: Vec::new(), codec, rows_base: 0 };
     run(backend, site, offload, &mut sink)?;
     Ok(sink.out)
 }
@@ -315,6 +346,12 @@ pub(crate) fn reduce<T, R: Reducer<T>>(
         .parts()
         .map(|p| p.output)
         .ok_or_else(|| DeviceFailure { message: "it has no device half".into(), fatal: false })?;
+    if codec.is_rows() {
+        return Err(DeviceFailure {
+            message: "a reduction of rows does not run on a device".into(),
+            fatal: false,
+        });
+    }
     let mut sink = ReduceSink { reducer, codec, acc: None, decided: false, refused: false };
     run(backend, site, offload, &mut sink)?;
     if sink.refused {

@@ -329,9 +329,31 @@ where
 /// How the outputs of a comprehension come back from the device: its element type and how to
 /// read values of it out of columns. Only exists for device types.
 pub struct OutputCodec<T> {
+    /// The type of the values on the device: `T`, or the element type of rows `T`.
     desc: fn() -> TypeDesc,
-    read: fn(&mut ColumnReader<'_>) -> T,
+    read: Read<T>,
 }
+
+/// How [`OutputCodec`] turns columns into elements.
+enum Read<T> {
+    /// Each element is one device value.
+    Value(fn(&mut ColumnReader<'_>) -> T),
+    /// Each element is a row (`Vec<U>`) of device values: rows start `empty`, and `append`
+    /// pushes `count` values onto the rows their groups name.
+    Rows { empty: fn() -> T, append: AppendRows<T> },
+}
+
+/// Pushes `count` values of the columns (`bytes`, laid out as the layout says) onto `rows`,
+/// value `i` onto row `groups[i]`.
+type AppendRows<T> = fn(rows: &mut [T], bytes: &[u8], layout: &ColumnLayout, groups: &[u64]);
+
+impl<T> Clone for Read<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Read<T> {}
 
 impl<T> Clone for OutputCodec<T> {
     fn clone(&self) -> Self {
@@ -341,39 +363,92 @@ impl<T> Clone for OutputCodec<T> {
 
 impl<T> Copy for OutputCodec<T> {}
 
+fn append_rows<U: DeviceType>(
+    rows: &mut [Vec<U>],
+    bytes: &[u8],
+    layout: &ColumnLayout,
+    groups: &[u64],
+) {
+    let mut reader = ColumnReader::new(bytes, layout);
+    for (i, &group) in groups.iter().enumerate() {
+        rows[group as usize].push(U::read(reader.at(i)));
+    }
+}
+
+impl<U: DeviceType> OutputCodec<Vec<U>> {
+    /// The codec of rows of a device type: the result of a `par!` whose head is a `par!`.
+    pub fn rows() -> Self {
+        OutputCodec {
+            desc: U::desc,
+            read: Read::Rows { empty: Vec::new, append: append_rows::<U> },
+        }
+    }
+}
+
 impl<T> OutputCodec<T> {
     /// The codec of a device type.
     pub fn of() -> Self
     where
         T: DeviceType,
     {
-        OutputCodec { desc: T::desc, read: T::read }
+        OutputCodec { desc: T::desc, read: Read::Value(T::read) }
     }
 
-    /// The element type.
+    /// The type of the values on the device: the elements', or the rows' elements'.
     pub fn desc(&self) -> TypeDesc {
         (self.desc)()
     }
 
+    /// Whether the elements are rows of device values.
+    pub fn is_rows(&self) -> bool {
+        matches!(self.read, Read::Rows { .. })
+    }
+
+    fn value(&self) -> fn(&mut ColumnReader<'_>) -> T {
+        match self.read {
+            Read::Value(read) => read,
+            Read::Rows { .. } => panic!("parcomp internal error: rows read as single values"),
+        }
+    }
+
     /// The first `len` values of columns laid out as `layout`.
     pub fn read_all(&self, bytes: &[u8], layout: &ColumnLayout, len: usize) -> Vec<T> {
+        let read = self.value();
         let mut reader = ColumnReader::new(bytes, layout);
-        (0..len).map(|i| (self.read)(reader.at(i))).collect()
+        (0..len).map(|i| read(reader.at(i))).collect()
     }
 
     /// Reads value `index` of columns laid out as `layout`.
     pub fn read_one(&self, bytes: &[u8], layout: &ColumnLayout, index: usize) -> T {
         let mut reader = ColumnReader::new(bytes, layout);
-        (self.read)(reader.at(index))
+        self.value()(reader.at(index))
     }
 
     /// Reads value `index` of columns of `Option<T>` laid out as `layout`.
     pub fn read_option(&self, bytes: &[u8], layout: &ColumnLayout, index: usize) -> Option<T> {
+        let read = self.value();
         let mut reader = ColumnReader::new(bytes, layout);
         let at = reader.at(index);
         let some = at.take::<1>()[0] != 0;
-        let value = (self.read)(at);
+        let value = read(at);
         some.then_some(value)
+    }
+
+    /// Appends `n` empty rows to `out`.
+    pub fn empty_rows(&self, out: &mut Vec<T>, n: usize) {
+        let Read::Rows { empty, .. } = self.read else {
+            panic!("parcomp internal error: single values read as rows")
+        };
+        out.extend((0..n).map(|_| empty()));
+    }
+
+    /// Pushes the values of columns laid out as `layout` onto `rows`, value `i` onto row
+    /// `groups[i]` (one value per group entry).
+    pub fn append_rows(&self, rows: &mut [T], bytes: &[u8], layout: &ColumnLayout, groups: &[u64]) {
+        let Read::Rows { append, .. } = self.read else {
+            panic!("parcomp internal error: single values read as rows")
+        };
+        append(rows, bytes, layout, groups);
     }
 }
 
@@ -497,6 +572,28 @@ pub mod probe {
         }
     }
 
+    /// The first generator's rows, when its variable holds a row that a later generator reads
+    /// (`row <- &m, v <- row`): the device runs over the row indices.
+    pub trait RowsOnDevice<'a, T: ?Sized> {
+        /// The array of rows, for the device.
+        fn root_rows(&self, value: &'a T) -> Observed<'a>;
+    }
+    impl<'a, T: DynJagged + 'a> RowsOnDevice<'a, T> for &Probe<T> {
+        fn root_rows(&self, value: &'a T) -> Observed<'a> {
+            Ok(HostData::Jagged(value))
+        }
+    }
+    /// A first generator whose rows cannot be on the device.
+    pub trait RowsOnHost<'a, T: ?Sized> {
+        /// Why the rows cannot be on the device.
+        fn root_rows(&self, value: &'a T) -> Observed<'a>;
+    }
+    impl<'a, T: ?Sized> RowsOnHost<'a, T> for Probe<T> {
+        fn root_rows(&self, _: &'a T) -> Observed<'a> {
+            Err(unrepresentable::<T>())
+        }
+    }
+
     /// The first generator, any source of device values: its elements are copied.
     pub trait ElementsOnDevice<'a, T: ?Sized> {
         /// The elements, for the device.
@@ -518,6 +615,17 @@ pub mod probe {
         }
     }
 
+    /// The elements of a comprehension, when they are rows of device values (asked as
+    /// `(&&&OutputProbe).output_codec()`).
+    pub trait OutputRowsOnDevice<T> {
+        /// How to read them back.
+        fn output_codec(&self) -> Option<OutputCodec<T>>;
+    }
+    impl<U: DeviceType> OutputRowsOnDevice<Vec<U>> for &&OutputProbe<Vec<U>> {
+        fn output_codec(&self) -> Option<OutputCodec<Vec<U>>> {
+            Some(OutputCodec::rows())
+        }
+    }
     /// The elements of a comprehension, when they are device values.
     pub trait OutputOnDevice<T> {
         /// How to read them back.
@@ -647,6 +755,16 @@ pub fn require_range<T: DynRange>(_: &T) {}
 
 /// Under `@gpu`: the first generator's elements must be device values.
 pub fn require_elements<T: DynElements>(_: &T) {}
+
+/// Under `@gpu`: the comprehension's elements (the rows of its nested `par!`) must be rows of
+/// device values.
+pub fn require_rows_output<P, H, U>(_: &crate::pipeline::Comprehension<P, H>)
+where
+    P: crate::pipeline::Stage,
+    H: Fn(P::Item) -> Vec<U>,
+    U: DeviceType,
+{
+}
 
 /// Under `@gpu`: the comprehension's elements must be device values.
 pub fn require_output<P, H, T>(_: &crate::pipeline::Comprehension<P, H>)

@@ -103,6 +103,9 @@ pub enum RootKind {
 pub enum Terminal {
     /// `par!`: the values of class `class`, in order.
     Collect,
+    /// `par!` whose head is exactly its one nested `par!`: that comprehension's values, grouped
+    /// by the enclosing element (a jagged result, one `Vec` per element).
+    Rows,
     /// A reduction: `reduction` indexes [`DevicePlan::reductions`].
     Reduce {
         /// Which reduction.

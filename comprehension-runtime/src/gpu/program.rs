@@ -298,7 +298,9 @@ pub(crate) type Built = Arc<dyn Program>;
 /// The program of `source` on `device`: built once per process (and loaded from the disk cache
 /// when a previous run built it).
 pub(crate) fn build(device: &dyn Device, source: &str) -> Result<Built, DeviceError> {
-    static BUILT: OnceLock<Mutex<HashMap<u64, Vec<(String, Built)>>>> = OnceLock::new();
+    /// The programs built so far, by the hash of their key: each source with its program.
+    type Table = HashMap<u64, Vec<(String, Built)>>;
+    static BUILT: OnceLock<Mutex<Table>> = OnceLock::new();
     let key = cache::Key::new(device.info(), source, "");
     let hash = key.hash();
     let table = BUILT.get_or_init(Mutex::default);

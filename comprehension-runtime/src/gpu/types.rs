@@ -192,7 +192,15 @@ impl ColumnLayout {
     /// The layout of `cap` values of `desc`, or `None` if it needs more bytes than `usize`
     /// counts.
     pub fn new(desc: &TypeDesc, cap: usize) -> Option<ColumnLayout> {
-        let leaves = desc.leaves();
+        Self::of_leaves(desc.leaves(), cap)
+    }
+
+    /// The layout of `cap` values of the type `other` lays out.
+    pub fn with_leaves(other: &ColumnLayout, cap: usize) -> Option<ColumnLayout> {
+        Self::of_leaves(other.leaves.clone(), cap)
+    }
+
+    fn of_leaves(leaves: Vec<Prim>, cap: usize) -> Option<ColumnLayout> {
         let mut offsets = Vec::with_capacity(leaves.len());
         let mut at = 0usize;
         for leaf in &leaves {

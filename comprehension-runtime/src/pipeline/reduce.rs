@@ -36,7 +36,7 @@ pub trait Reducer<T>: Sync {
     fn finish(&self, acc: Self::Acc) -> Self::Result;
     /// The accumulator of a part reduced on a device, which hands back its partial result in
     /// the form of the reduction's kind; `None` if this reducer does not run on a device.
-    fn from_device(&self, partial: DevicePartial<T>) -> Option<Self::Acc> {
+    fn accept_device(&self, partial: DevicePartial<T>) -> Option<Self::Acc> {
         let _ = partial;
         None
     }
@@ -88,7 +88,7 @@ where
     fn finish(&self, acc: T) -> T {
         acc
     }
-    fn from_device(&self, partial: DevicePartial<T>) -> Option<T> {
+    fn accept_device(&self, partial: DevicePartial<T>) -> Option<T> {
         match partial {
             DevicePartial::Value(v) => Some(v),
             _ => None,
@@ -128,7 +128,7 @@ where
     fn finish(&self, acc: T) -> T {
         acc
     }
-    fn from_device(&self, partial: DevicePartial<T>) -> Option<T> {
+    fn accept_device(&self, partial: DevicePartial<T>) -> Option<T> {
         match partial {
             DevicePartial::Value(v) => Some(v),
             _ => None,
@@ -172,7 +172,7 @@ impl<T: Ord + Send> Reducer<T> for Min<T> {
     fn finish(&self, acc: Option<T>) -> Option<T> {
         acc
     }
-    fn from_device(&self, partial: DevicePartial<T>) -> Option<Option<T>> {
+    fn accept_device(&self, partial: DevicePartial<T>) -> Option<Option<T>> {
         match partial {
             DevicePartial::Optional(v) => Some(v),
             _ => None,
@@ -216,7 +216,7 @@ impl<T: Ord + Send> Reducer<T> for Max<T> {
     fn finish(&self, acc: Option<T>) -> Option<T> {
         acc
     }
-    fn from_device(&self, partial: DevicePartial<T>) -> Option<Option<T>> {
+    fn accept_device(&self, partial: DevicePartial<T>) -> Option<Option<T>> {
         match partial {
             DevicePartial::Optional(v) => Some(v),
             _ => None,
@@ -244,7 +244,7 @@ impl<T> Reducer<T> for Count {
     fn finish(&self, acc: usize) -> usize {
         acc
     }
-    fn from_device(&self, partial: DevicePartial<T>) -> Option<usize> {
+    fn accept_device(&self, partial: DevicePartial<T>) -> Option<usize> {
         match partial {
             DevicePartial::Count(n) => {
                 Some(usize::try_from(n).unwrap_or_else(|_| count_overflow()))
@@ -284,7 +284,7 @@ impl Reducer<bool> for Any {
     fn finish(&self, acc: bool) -> bool {
         acc
     }
-    fn from_device(&self, partial: DevicePartial<bool>) -> Option<bool> {
+    fn accept_device(&self, partial: DevicePartial<bool>) -> Option<bool> {
         match partial {
             DevicePartial::Flag(b) => Some(b),
             _ => None,
@@ -317,7 +317,7 @@ impl Reducer<bool> for All {
     fn finish(&self, acc: bool) -> bool {
         acc
     }
-    fn from_device(&self, partial: DevicePartial<bool>) -> Option<bool> {
+    fn accept_device(&self, partial: DevicePartial<bool>) -> Option<bool> {
         match partial {
             DevicePartial::Flag(b) => Some(b),
             _ => None,
@@ -362,7 +362,7 @@ where
     fn finish(&self, acc: T) -> T {
         acc
     }
-    fn from_device(&self, partial: DevicePartial<T>) -> Option<T> {
+    fn accept_device(&self, partial: DevicePartial<T>) -> Option<T> {
         match partial {
             DevicePartial::Value(v) => Some(v),
             _ => None,

@@ -26,6 +26,7 @@ use device::lower::Lower;
 use device::DeviceCtx;
 pub(crate) use nested::nested_macro_mentions;
 use scope::Scope;
+use std::collections::{HashMap, HashSet};
 use syn::spanned::Spanned;
 use syn::{Expr, Ident, Pat};
 
@@ -52,9 +53,12 @@ pub fn analyze(
         vars: Vec::new(),
         device: DeviceCtx::default(),
         not_device: Vec::new(),
+        rows: HashMap::new(),
+        root_rows: None,
+        pending_row: None,
     };
     let plan = analyzer.top_level(comprehension, terminal, text_of_input)?;
-    let Analyzer { vars, device, mut not_device, .. } = analyzer;
+    let Analyzer { vars, device, mut not_device, root_rows, .. } = analyzer;
     if let Marker::Cpu(span) = marker {
         not_device.insert(
             0,
@@ -70,6 +74,7 @@ pub fn analyze(
         constraints: device.constraints,
         faults: device.faults,
         locals: device.locals,
+        root_rows,
     };
     Some(Compiled { plan, vars, device: unit })
 }
@@ -89,6 +94,13 @@ pub(crate) struct Analyzer<'e> {
     device: DeviceCtx,
     /// Why the device cannot run the comprehension.
     not_device: Vec<NotDevice>,
+    /// The variables that hold a row of an array of rows of the caller, and the array.
+    rows: HashMap<VarId, crate::plan::device::CaptureId>,
+    /// When the first generator's variables are rows (`row <- &m` read by a later generator):
+    /// the array.
+    root_rows: Option<crate::plan::device::CaptureId>,
+    /// The array of rows of the generator being analysed, whose variable holds a row.
+    pending_row: Option<crate::plan::device::CaptureId>,
 }
 
 impl Analyzer<'_> {
@@ -126,6 +138,7 @@ impl Analyzer<'_> {
                 .push(Slot { pat: nested::ident_pattern(&nested.name), vars: vec![nested.var] });
         }
         plan.head_uses = scope.uses(&head, self.errors);
+        self.nested_rows(plan, &head);
         let lowered = self.lower(scope, &head);
         if let Ok(lowered) = &lowered {
             self.device.same(lowered.class, plan.head_class);
@@ -133,6 +146,41 @@ impl Analyzer<'_> {
         plan.head = PlanExpr { expr: head, device: lowered };
         plan.acc_class = self.result_class(plan);
         self.reduce_operator(plan);
+    }
+
+    /// Decides whether the device can deliver the nested `par!`s of `plan`'s head: only as the
+    /// whole head of the outermost `par!`, whose result is then their rows.
+    fn nested_rows(&mut self, plan: &mut Plan, head: &Expr) {
+        let Some(collect) =
+            plan.nested.iter().find(|n| matches!(n.plan.terminal, Terminal::Collect))
+        else {
+            return;
+        };
+        let span = collect.path.span();
+        let whole =
+            matches!(head, Expr::Path(p) if p.qself.is_none() && p.path.is_ident(&collect.name));
+        let why = if self.nesting.is_some() {
+            Some((
+                "nests a `par!` in a nested comprehension, which the device cannot deliver",
+                "on the device only the outermost `par!` may hold a nested `par!`",
+            ))
+        } else if !matches!(plan.terminal, Terminal::Collect) {
+            Some((
+                "reduces the rows of a nested `par!`, which the device cannot hold",
+                "reduce the inner values directly, with the inner generators in the outer                  comprehension",
+            ))
+        } else if !whole || plan.nested.len() > 1 {
+            Some((
+                "uses a nested `par!` inside its head, which the device cannot deliver",
+                "a nested `par!` runs on the device when it is the whole head,                  `par![par![..] | ..]`; compute the rest of the head in its own comprehension",
+            ))
+        } else {
+            None
+        };
+        match why {
+            Some((reason, help)) => self.not_device.push(device::not_device(span, reason, help)),
+            None => plan.rows = true,
+        }
     }
 
     /// The class of what a comprehension produces for its enclosing one: the reduction's result.
@@ -157,17 +205,10 @@ impl Analyzer<'_> {
         let class = plan.head_class;
         let Terminal::Reduce { op, identity, device } = &mut plan.terminal else { return };
         let scope = Scope::default();
-        let mut lower = Lower::comprehension(&mut self.device, &scope, &self.vars);
+        let mut lower = Lower::comprehension(&mut self.device, &scope, &self.vars, &self.rows);
         let lowered = (|| -> Result<ReduceOp, NotDevice> {
-            let id = lower.expr(identity)?;
-            let crate::plan::device::DKind::Capture(identity) = id.kind else {
-                return Err(device::not_device(
-                    identity.span(),
-                    "the identity of `par_reduce!` must be a value of the caller on the device",
-                    "name it: `let zero = ...;` before the comprehension",
-                ));
-            };
-            lower.ctx.same(id.class, class);
+            let identity = lower.expr(identity)?;
+            lower.ctx.same(identity.class, class);
             match generator::strip(op) {
                 Expr::Closure(c) if c.inputs.len() == 2 => {
                     let a = lower.bind_param(&c.inputs[0], class)?;
@@ -197,7 +238,7 @@ impl Analyzer<'_> {
         if let Err(e) = &lowered {
             self.not_device.push(e.clone());
         }
-        *device = Some(lowered);
+        *device = Some(Box::new(lowered));
     }
 
     /// A new variable named `name` of class `class`.
@@ -233,7 +274,8 @@ impl Analyzer<'_> {
 
     /// The device form of `expr` in `scope`; a reason it has none is recorded.
     fn lower(&mut self, scope: &Scope, expr: &Expr) -> Result<DExpr, NotDevice> {
-        let lowered = Lower::comprehension(&mut self.device, scope, &self.vars).expr(expr);
+        let lowered =
+            Lower::comprehension(&mut self.device, scope, &self.vars, &self.rows).expr(expr);
         if let Err(e) = &lowered {
             self.not_device.push(e.clone());
         }
@@ -277,6 +319,19 @@ impl Analyzer<'_> {
                 scope.declare(pat);
             }
         }
+        let mut row_names = row_names(&qualifiers);
+        // Rows read by comprehensions nested in the head count too.
+        let mut read_in_head = HashSet::new();
+        nested::collections_read(&plan.head.expr, &mut read_in_head);
+        for qualifier in &qualifiers {
+            if let Qualifier::Generator(g) = qualifier {
+                if let Pat::Ident(p) = &g.pat {
+                    if read_in_head.contains(&p.ident.to_string()) {
+                        row_names.insert(p.ident.to_string());
+                    }
+                }
+            }
+        }
         for (index, qualifier) in qualifiers.into_iter().enumerate() {
             let context = plan.slots.len();
             if top && index < first_generator {
@@ -314,7 +369,8 @@ impl Analyzer<'_> {
                         prelude,
                     );
                     let (source_uses, map_uses) = split_uses(&kind, scope);
-                    let device = self.generator_device(&kind, root, scope, &generator.expr);
+                    let rows = matches!(&generator.pat, Pat::Ident(p) if row_names.contains(&p.ident.to_string()));
+                    let device = self.generator_device(&kind, root, rows, scope, &generator.expr);
                     let class = match &device {
                         Some(Ok(g)) => g.class,
                         _ => self.device.class(),
@@ -330,6 +386,9 @@ impl Analyzer<'_> {
                         device,
                     });
                     let slot = self.bind_slot(scope, generator.pat, class);
+                    if let Some(capture) = self.pending_row.take() {
+                        self.rows.insert(slot.vars[0], capture);
+                    }
                     plan.slots.push(slot);
                 }
                 Qualifier::Filter(expr) => {
@@ -386,6 +445,7 @@ impl Analyzer<'_> {
         &mut self,
         kind: &StepKind,
         root: bool,
+        rows: bool,
         scope: &Scope,
         whole: &Expr,
     ) -> Option<Result<crate::plan::device::DGenerator, NotDevice>> {
@@ -403,7 +463,18 @@ impl Analyzer<'_> {
             // An erroneous generator, already reported.
             StepKind::Filter(_) | StepKind::Let(_) => return None,
         };
-        let mut lower = Lower::comprehension(&mut self.device, scope, &self.vars);
+        let mut lower = Lower::comprehension(&mut self.device, scope, &self.vars, &self.rows);
+        if rows {
+            if let Some((generator, capture)) =
+                device::generator::lower_rows(&mut lower, form, root)
+            {
+                if root {
+                    self.root_rows = Some(capture);
+                }
+                self.pending_row = Some(capture);
+                return Some(Ok(generator));
+            }
+        }
         let lowered = device::generator::lower(&mut lower, form, root, whole);
         if let Err(e) = &lowered {
             self.not_device.push(e.clone());
@@ -484,9 +555,48 @@ impl Analyzer<'_> {
     }
 }
 
+/// The name a generator reads its elements from, when its collection is a bare variable
+/// (`v <- row`, `v <- &row`).
+pub(crate) fn collection_name(expr: &Expr) -> Option<String> {
+    let mut collection = generator::strip(expr);
+    while let Expr::Reference(r) = collection {
+        collection = generator::strip(&r.expr);
+    }
+    match collection {
+        Expr::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
+            Some(p.path.segments[0].ident.to_string())
+        }
+        _ => None,
+    }
+}
+
+/// The names bound by a generator as a whole (`row <- &m`) that a later generator reads as its
+/// collection (`v <- row`): on the device these hold a row of an array of rows of the caller.
+fn row_names(qualifiers: &[Qualifier]) -> HashSet<String> {
+    let mut bound = HashSet::new();
+    let mut rows = HashSet::new();
+    for qualifier in qualifiers {
+        if let Qualifier::Generator(g) = qualifier {
+            if let Some(name) = collection_name(&g.expr) {
+                if bound.contains(&name) {
+                    rows.insert(name);
+                }
+            }
+            if let Pat::Ident(p) = &g.pat {
+                bound.insert(p.ident.to_string());
+            }
+        }
+    }
+    rows
+}
+
 /// The class of what the comprehension's elements are (for `Output`): the head's class.
 fn output_class(plan: &Plan) -> Class {
-    plan.head_class
+    match plan.nested.first() {
+        // The rows' elements are the nested `par!`'s.
+        Some(nested) if plan.rows => nested.plan.head_class,
+        _ => plan.head_class,
+    }
 }
 
 /// A `par_reduce!` operator given as a path: `i64::max` (a method) or a `#[par_fn]`.
@@ -567,6 +677,7 @@ impl Plan {
             nested: Vec::new(),
             head: PlanExpr { expr: head, device: Err(placeholder(&syn::parse_quote!(()))) },
             head_uses: Vec::new(),
+            rows: false,
             head_class,
             acc_class: head_class,
         }

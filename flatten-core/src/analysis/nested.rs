@@ -232,6 +232,38 @@ impl VisitMut for Finder {
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
+/// Adds to `names` the bare variables that generators of comprehensions nested in `head` (at
+/// any depth) read as their collections (`par_sum![v | v <- row]` reads `row`).
+pub(crate) fn collections_read(head: &Expr, names: &mut HashSet<String>) {
+    struct Macros<'n>(&'n mut HashSet<String>);
+    impl<'ast> Visit<'ast> for Macros<'_> {
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            let Some(name) = family_name(&m.path) else { return };
+            let tokens = if name == "par_reduce" {
+                match reduce_arguments(m.tokens.clone()) {
+                    Ok((_, _, rest)) => rest,
+                    Err(_) => return,
+                }
+            } else {
+                m.tokens.clone()
+            };
+            let mut ignored = crate::error::Errors::default();
+            let Some(comprehension) = syntax::parse(tokens, &mut ignored) else { return };
+            for branch in &comprehension.branches {
+                for qualifier in &branch.qualifiers {
+                    if let syntax::Qualifier::Generator(g) = qualifier {
+                        if let Some(name) = super::collection_name(&g.expr) {
+                            self.0.insert(name);
+                        }
+                    }
+                }
+            }
+            collections_read(&comprehension.head, self.0);
+        }
+    }
+    Macros(names).visit_expr(head);
+}
+
 /// `Some(name)` if `path` names a macro of the `par!` family (`par_sum`, `parcomp::par_sum`).
 fn family_name(path: &syn::Path) -> Option<String> {
     let last = path.segments.last()?.ident.to_string();

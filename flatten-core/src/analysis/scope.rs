@@ -45,11 +45,6 @@ impl Scope {
         self.visible.iter().rev().find(|(n, _)| n == name).map(|&(_, v)| v)
     }
 
-    /// Whether `name` is bound somewhere in the comprehension (visible here or not).
-    pub(crate) fn is_comprehension_name(&self, name: &str) -> bool {
-        self.all_names.contains(name)
-    }
-
     /// A scope for one parallel branch: nothing visible yet, the other branches' names foreign.
     pub(crate) fn branch(foreign: HashSet<String>) -> Scope {
         Scope { all_names: foreign.clone(), visible: Vec::new(), foreign }

@@ -94,6 +94,19 @@ impl Analyzer<'_> {
             let head_class = self.device.class();
             let mut computed =
                 Plan::new(Terminal::Collect, String::new(), parse_quote!(()), head_class);
+            let prelude_before = prelude.len();
+            let not_device_before = self.not_device.len();
+            // The branch runs before the zip, on the host or as a comprehension of its own:
+            // what its analysis adds to the device half is not the zip's.
+            let device_before = self.device.mark();
+            let root_rows_before = self.root_rows;
+            // The qualifiers from the first generator on: the leading `let`s go to the prelude.
+            let first_generator = branch
+                .qualifiers
+                .iter()
+                .position(|q| matches!(q, Qualifier::Generator(_)))
+                .unwrap_or(0);
+            let branch_tokens = branch.tokens[first_generator..].to_vec();
             if self
                 .qualifiers(
                     branch.qualifiers,
@@ -107,6 +120,8 @@ impl Analyzer<'_> {
                 ok = false;
                 continue;
             }
+            self.device.rollback(device_before);
+            self.root_rows = root_rows_before;
             // The branch yields its variables (the last binding of each name).
             let mut yielded: Vec<Ident> = Vec::new();
             for name in computed.slots.iter().flat_map(|slot| bound_names(&slot.pat)) {
@@ -133,7 +148,21 @@ impl Analyzer<'_> {
             let name =
                 Ident::new(&format!("__parcomp_branch_{}", self.branches), Span::mixed_site());
             self.branches += 1;
-            prelude.push(Prelude::Branch { name: name.clone(), plan: Box::new(computed) });
+            // The branch is a comprehension of its own, evaluated first. Its leading `let`s stay
+            // in the prelude (the head sees them); the collections its analysis hoisted go, as
+            // the comprehension hoists them itself.
+            let mut k = prelude_before;
+            while k < prelude.len() {
+                if matches!(prelude[k], Prelude::Hoist { .. }) {
+                    prelude.remove(k);
+                } else {
+                    k += 1;
+                }
+            }
+            let tokens = quote::quote! { (#(#yielded,)*) | #(#branch_tokens),* };
+            // What its device half can run is its own business.
+            self.not_device.truncate(not_device_before);
+            prelude.push(Prelude::Macro { name: name.clone(), tokens });
             parts.push(ZipBranch::Computed(name));
         }
         if !ok {
@@ -143,7 +172,7 @@ impl Analyzer<'_> {
         let first = patterns.next()?;
         let pattern: Pat = patterns.fold(first, |zipped, next| parse_quote!((#zipped, #next)));
         let kind = StepKind::Zip(parts);
-        let device = self.generator_device(&kind, true, scope, &parse_quote!(()));
+        let device = self.generator_device(&kind, true, false, scope, &parse_quote!(()));
         let class = match &device {
             Some(Ok(g)) => g.class,
             _ => self.device.class(),

@@ -287,10 +287,27 @@ pub enum DKind {
     Index(CaptureId, Box<DExpr>, FaultSite),
     /// `xs.len()` of a captured collection.
     Len(CaptureId),
+    /// `m.row_len(i)` (or `m.row(i).len()`) of a captured array of rows.
+    RowLen(CaptureId, Box<DExpr>, FaultSite),
+    /// `row[i]` of a row variable (a row of a captured array of rows): capture, row, index.
+    RowIndex(CaptureId, Box<DExpr>, Box<DExpr>, FaultSite),
     /// A call of a `#[par_fn]`.
     Call(ParFnId, Vec<DExpr>),
     /// `()`.
     Unit,
+    /// `while cond { body }` (`loop` is `while true`).
+    While(Box<DExpr>, Box<DExpr>),
+    /// `for local in start..end { body }` (`..=` when `inclusive`).
+    For { local: LocalId, start: Box<DExpr>, end: Box<DExpr>, inclusive: bool, body: Box<DExpr> },
+    /// `break` (out of the innermost loop).
+    Break,
+    /// `continue`.
+    Continue,
+    /// `return value` (in a `#[par_fn]`).
+    Return(Box<DExpr>),
+    /// The value of a block that never finishes (it ends in `return`, `break` or `continue`):
+    /// never read.
+    Never,
 }
 
 /// A statement of a block.
@@ -298,8 +315,10 @@ pub enum DKind {
 pub enum DStmt {
     /// `let PAT = value;`.
     Let(DPat, DExpr),
-    /// `value;` (evaluated for its faults; the value is dropped).
+    /// `value;` (evaluated for its faults and effects; the value is dropped).
     Expr(DExpr),
+    /// `local = value;` (`x += v` is `x = x + v`).
+    Assign(LocalId, DExpr),
 }
 
 /// A pattern binding locals.
@@ -375,6 +394,9 @@ pub enum DSource {
     Slice { capture: CaptureId, class: Class },
     /// A row of a captured array of rows.
     Row { capture: CaptureId, row: DExpr, class: Class, fault: FaultSite },
+    /// The rows of a captured array of rows, as row indices (`row <- &m` when a later generator
+    /// reads `row`).
+    RowIndices { capture: CaptureId, class: Class },
     /// The first generator's elements or range, from the host.
     Root { class: Class },
 }

@@ -45,6 +45,9 @@ pub struct DeviceUnit {
     pub faults: Vec<String>,
     /// The name and class of each local of the device expressions.
     pub locals: Vec<(String, Class)>,
+    /// When the first generator's variable holds rows of an array of rows of the caller: that
+    /// array (its rows are the first generator's elements on the device).
+    pub root_rows: Option<device::CaptureId>,
 }
 
 /// How a comprehension asked to be placed.
@@ -98,6 +101,9 @@ pub struct Plan {
     pub head: PlanExpr,
     /// The comprehension variables the head uses.
     pub head_uses: Vec<VarId>,
+    /// The head is exactly its one nested `par!`: the result is that comprehension's values,
+    /// one row per element (a jagged result, which the device delivers without a head).
+    pub rows: bool,
     /// The class of the head's values.
     pub head_class: Class,
     /// The class of what the comprehension produces for an enclosing one, and of its
@@ -145,7 +151,7 @@ pub enum Terminal {
         /// Its neutral element.
         identity: Box<Expr>,
         /// The operator on the device: a function of two values of the elements' class.
-        device: Option<Result<ReduceOp, NotDevice>>,
+        device: Option<Box<Result<ReduceOp, NotDevice>>>,
     },
 }
 
@@ -157,8 +163,8 @@ pub struct ReduceOp {
     pub params: (device::DPat, device::DPat),
     /// The result.
     pub body: device::DExpr,
-    /// The identity, a captured value.
-    pub identity: device::CaptureId,
+    /// The identity.
+    pub identity: device::DExpr,
 }
 
 impl Terminal {
@@ -230,13 +236,13 @@ pub enum Prelude {
         /// The collection.
         expr: Expr,
     },
-    /// A parallel branch with several qualifiers, computed before the branches are zipped:
-    /// `let name = par![(bound variables) | qualifiers];`.
-    Branch {
+    /// A parallel branch with several qualifiers, computed before the branches are zipped as a
+    /// comprehension of its own (with its own device half): `let name = par![tokens];`.
+    Macro {
         /// The name the zip reads.
         name: Ident,
-        /// The branch as a comprehension of its own.
-        plan: Box<Plan>,
+        /// `(bound variables) | qualifiers`.
+        tokens: proc_macro2::TokenStream,
     },
 }
 
@@ -303,6 +309,6 @@ impl StepKind {
 pub enum ZipBranch {
     /// A single generator, read by index in place.
     Generator(Box<Form>),
-    /// A branch with several qualifiers, computed first (see [`Prelude::Branch`]).
+    /// A branch with several qualifiers, computed first (see [`Prelude::Macro`]).
     Computed(Ident),
 }

@@ -31,6 +31,8 @@ pub struct Comprehension {
 pub struct Branch {
     /// The `|` that opens the branch.
     pub bar: Span,
+    /// Each qualifier as written.
+    pub tokens: Vec<TokenStream>,
     /// The qualifiers, in order.
     pub qualifiers: Vec<Qualifier>,
 }
@@ -151,8 +153,9 @@ pub fn parse(input: TokenStream, errors: &mut Errors) -> Option<Comprehension> {
             ));
             continue;
         }
-        let qualifiers = qualifier::parse_branch(segment.tokens.clone(), errors);
-        branches.push(Branch { bar: segment.bar, qualifiers });
+        let (qualifiers, tokens) =
+            qualifier::parse_branch(segment.tokens.clone(), errors).into_iter().unzip();
+        branches.push(Branch { bar: segment.bar, tokens, qualifiers });
     }
     Some(Comprehension { marker, head: head_expr?, branches })
 }

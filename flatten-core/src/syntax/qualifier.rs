@@ -12,13 +12,17 @@ use syn::{Expr, Pat, Token};
 
 /// Parses the qualifiers of one branch. A qualifier that cannot be parsed is reported and
 /// skipped up to the next top-level `,`, so later problems are reported too.
-pub(crate) fn parse_branch(tokens: TokenStream, errors: &mut Errors) -> Vec<Qualifier> {
+/// The qualifiers of a branch, each with its tokens as written.
+pub(crate) fn parse_branch(
+    tokens: TokenStream,
+    errors: &mut Errors,
+) -> Vec<(Qualifier, TokenStream)> {
     let parser = |input: ParseStream| {
         let mut qualifiers = Vec::new();
         while !input.is_empty() {
             let qualifier = qualifier_tokens(input.cursor());
             match parse_qualifier(input, &qualifier, errors) {
-                Ok(q) => qualifiers.push(q),
+                Ok(q) => qualifiers.push((q, qualifier)),
                 Err(e) => {
                     errors.push(with_help(e, &qualifier, QUALIFIERS));
                     skip_to_comma(input)?;

@@ -27,6 +27,12 @@
 #define PC_CAP_ROW_ELEM(c, k, r, i) \
   PC_LOAD(c)(pc_caps + PC_CAP_WORD(k, 0), PC_CAP_WORD(k, 3), PC_CAP_ROW_START(k, r) + (i))
 
+/* `row[i]` of a row `r` (valid) of capture `k`, as written by the user: checked. */
+#define PC_CAP_ROW_INDEX(c, k, where, r, i)                                                      \
+  PC_LOAD(c)(pc_caps + PC_CAP_WORD(k, 0), PC_CAP_WORD(k, 3),                                     \
+             PC_CAP_ROW_START(k, r) +                                                            \
+                 pc_index(pc_fault, (where), (i), PC_CAP_ROW_START(k, (r) + 1) - PC_CAP_ROW_START(k, r)))
+
 /* The length of row `r` of capture `k`; a row past the end faults as `rows[r]` panics. */
 PC_FN pc_u64 pc_row_len(pc_fault_t pc_fault, pc_u32 where, PC_GLOBAL const pc_u8 *pc_caps, pc_u32 k,
                         pc_u64 r) {

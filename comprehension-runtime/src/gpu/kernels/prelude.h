@@ -132,9 +132,12 @@ typedef pc_u8 pc_bool;
 #define PC_CAT(a, b) PC_CAT_(a, b)
 /* The C type of a tag: PC_T(i32) is pc_i32; with `#define T3 i32`, PC_T(T3) is pc_i32 too. */
 #define PC_T(tag) PC_CAT(pc_, tag)
-/* The operation `op` of a tag: PC_OP(add, T3) is pc_add_i32. */
-#define PC_OP_(op, tag) pc_##op##_##tag
-#define PC_OP(op, tag) PC_OP_(op, tag)
+/* The operation `op` of a tag: PC_OP(add, T3) is pc_add_i32. The name is pasted before
+ * anything is expanded (OpenCL defines `max` and `abs` as macros), the tag after (it is
+ * usually a class macro). */
+#define PC_OP__(f, tag) f##_##tag
+#define PC_OP_(f, tag) PC_OP__(f, tag)
+#define PC_OP(op, tag) PC_OP_(pc_##op, tag)
 /* A conversion: PC_CAST(T3, f64) is pc_cast_i32_f64. */
 #define PC_CAST_(from, to) pc_cast_##from##_##to
 #define PC_CAST(from, to) PC_CAST_(from, to)

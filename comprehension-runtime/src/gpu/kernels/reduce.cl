@@ -1,6 +1,6 @@
 /* Reductions, instantiated for each reduction of a comprehension: the runtime defines
- *   PC_RED    the name prefix (pc_r0), whose PC_RED_op and PC_RED_identity the generated
- *             source defines;
+ *   PC_RED    the name prefix (pc_r0), whose PC_RED_op(fault, caps, a, b) and
+ *             PC_RED_identity(fault, caps) the generated source defines;
  *   PC_RED_C  the accumulator's class;
  * then includes this file. The operator need only be associative: every combination keeps the
  * elements' order (left before right), as the CPU's reducers do.
@@ -40,7 +40,7 @@ PC_KERNEL void PC_R_(_partials)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_c
   PC_LOCAL_ARRAY(PC_R_T, scratch, PC_WG);
   pc_u32 t = PC_LOCAL_ID();
   pc_u64 first = PC_GROUP_ID() * (pc_u64)PC_TILE + (pc_u64)t * PC_ITEMS;
-  PC_R_T acc = PC_R_(_identity)(pc_caps);
+  PC_R_T acc = PC_R_(_identity)(pc_fault, pc_caps);
   for (pc_u32 k = 0; k < PC_ITEMS; k++) {
     if (first + k < n) acc = PC_R_OP(acc, PC_LOAD(PC_RED_C)(in, in_cap, first + k));
   }
@@ -48,10 +48,10 @@ PC_KERNEL void PC_R_(_partials)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_c
   if (t == 0) PC_STORE(PC_RED_C)(out, out_cap, PC_GROUP_ID(), acc);
 }
 
-PC_KERNEL void PC_R_(_fill)(PC_GLOBAL const pc_u8 *pc_caps, pc_u64 n, pc_u64 out_cap,
-                            PC_GLOBAL pc_u8 *out) {
+PC_KERNEL void PC_R_(_fill)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps, pc_u64 n,
+                            pc_u64 out_cap, PC_GLOBAL pc_u8 *out) {
   pc_u64 t = PC_GLOBAL_ID();
-  if (t < n) PC_STORE(PC_RED_C)(out, out_cap, t, PC_R_(_identity)(pc_caps));
+  if (t < n) PC_STORE(PC_RED_C)(out, out_cap, t, PC_R_(_identity)(pc_fault, pc_caps));
 }
 
 /* The segmented operator on (flag, value) pairs. */
@@ -78,7 +78,7 @@ PC_KERNEL void PC_R_(_segtiles)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_c
   pc_u32 t = PC_LOCAL_ID();
   pc_u64 first = PC_GROUP_ID() * (pc_u64)PC_TILE + (pc_u64)t * PC_ITEMS;
   pc_bool f = 0;
-  PC_R_T v = PC_R_(_identity)(pc_caps);
+  PC_R_T v = PC_R_(_identity)(pc_fault, pc_caps);
   for (pc_u32 k = 0; k < PC_ITEMS; k++) {
     pc_u64 j = first + k;
     if (j < n) PC_R_(_seg)(pc_fault, pc_caps, &f, &v, PC_R_FLAG(j), PC_LOAD(PC_RED_C)(vals, vals_cap, j));
@@ -116,7 +116,7 @@ PC_KERNEL void PC_R_(_segcarries)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc
   for (pc_u64 base = 0; base < tiles; base += PC_WG) {
     pc_u64 i = base + t;
     pc_bool f = 0;
-    PC_R_T v = PC_R_(_identity)(pc_caps);
+    PC_R_T v = PC_R_(_identity)(pc_fault, pc_caps);
     if (i < tiles) {
       f = (pc_bool)agg_flags[i];
       v = PC_LOAD(PC_RED_C)(agg_vals, agg_cap, i);
@@ -127,7 +127,7 @@ PC_KERNEL void PC_R_(_segcarries)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc
     PC_BARRIER();
     for (pc_u32 s = 1; s < PC_WG; s <<= 1) {
       pc_bool fl = 0;
-      PC_R_T vl = PC_R_(_identity)(pc_caps);
+      PC_R_T vl = PC_R_(_identity)(pc_fault, pc_caps);
       int has = t >= s;
       if (has) {
         fl = flags[t - s];
@@ -174,7 +174,7 @@ PC_KERNEL void PC_R_(_segapply)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_c
   pc_u64 g = PC_GROUP_ID();
   pc_u64 first = g * (pc_u64)PC_TILE + (pc_u64)t * PC_ITEMS;
   pc_bool f = 0;
-  PC_R_T v = PC_R_(_identity)(pc_caps);
+  PC_R_T v = PC_R_(_identity)(pc_fault, pc_caps);
   for (pc_u32 k = 0; k < PC_ITEMS; k++) {
     pc_u64 j = first + k;
     if (j < n) PC_R_(_seg)(pc_fault, pc_caps, &f, &v, PC_R_FLAG(j), PC_LOAD(PC_RED_C)(vals, vals_cap, j));
@@ -184,7 +184,7 @@ PC_KERNEL void PC_R_(_segapply)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_c
   PC_BARRIER();
   for (pc_u32 s = 1; s < PC_WG; s <<= 1) {
     pc_bool fl = 0;
-    PC_R_T vl = PC_R_(_identity)(pc_caps);
+    PC_R_T vl = PC_R_(_identity)(pc_fault, pc_caps);
     int has = t >= s;
     if (has) {
       fl = flags[t - s];

@@ -150,6 +150,14 @@ PC_DEF_ORD_MINMAX(bool)
   PC_FN PC_T(tag) pc_rem_##tag(pc_fault_t fault, pc_u32 where, PC_T(tag) a, PC_T(tag) b) {         \
     if (!pc_div_ok_##tag(fault, where, a, b, PC_FAULT_REM_ZERO, PC_FAULT_REM_OVERFLOW)) return 0;  \
     return (PC_T(tag))(a % b);                                                                     \
+  }                                                                                                \
+  /* div_ceil, as core's: the quotient rounded towards +inf (faults as `/`). */                  \
+  PC_FN PC_T(tag) pc_div_ceil_##tag(pc_fault_t fault, pc_u32 where, PC_T(tag) a, PC_T(tag) b) {    \
+    if (!pc_div_ok_##tag(fault, where, a, b, PC_FAULT_DIV_ZERO, PC_FAULT_DIV_OVERFLOW)) return 0;  \
+    PC_T(tag) d = (PC_T(tag))(a / b);                                                              \
+    PC_T(tag) r = (PC_T(tag))(a % b);                                                              \
+    PC_T(tag) zero = 0;                                                                            \
+    return ((r > zero && b > zero) || (r < zero && b < zero)) ? pc_add_##tag(d, 1) : d;            \
   }
 
 /* div_euclid / rem_euclid on signed tags, as core's int_macros.rs:

@@ -170,8 +170,9 @@ impl Program for ClProgramOf {
 }
 
 /// Build options: the kernels follow Rust's floating-point semantics (no contraction, IEEE
-/// division and square root in single precision).
-const BUILD_OPTIONS: &str = "-cl-fp32-correctly-rounded-divide-sqrt";
+/// division and square root in single precision); the compiler keeps the kernels' argument
+/// information, so every launch is checked against the kernel's parameters.
+const BUILD_OPTIONS: &str = "-cl-fp32-correctly-rounded-divide-sqrt -cl-kernel-arg-info";
 
 fn options(extra: &str) -> String {
     if extra.is_empty() {
@@ -296,6 +297,7 @@ impl Device for OpenClDevice {
             kernels.insert(kernel.to_string(), k);
         }
         let k = &kernels[kernel];
+        check_arguments(k, kernel, args)?;
         for (index, arg) in args.iter().enumerate() {
             let index = index as u32;
             // SAFETY: each argument is passed with the size of the C type the kernel declares
@@ -334,6 +336,37 @@ impl Device for OpenClDevice {
     fn finish(&self) -> Result<(), DeviceError> {
         self.queue.finish().map_err(|e| api(DeviceErrorKind::Launch, "clFinish", e))
     }
+}
+
+/// Checks `args` against the parameters `kernel` declares: their number, and a buffer exactly
+/// where the kernel takes a global pointer. A mismatch (a parcomp bug) is an error, not a
+/// launch that would read a number as a pointer.
+fn check_arguments(k: &Kernel, kernel: &str, args: &[Arg<'_>]) -> Result<(), DeviceError> {
+    use opencl3::kernel::CL_KERNEL_ARG_ADDRESS_GLOBAL;
+    let mismatch = |what: String| {
+        DeviceError::new(
+            DeviceErrorKind::Launch,
+            format!("parcomp internal error: kernel `{kernel}` launched with {what}"),
+        )
+    };
+    let declared = k.num_args().map_err(|e| api(DeviceErrorKind::Launch, "clGetKernelInfo", e))?;
+    if declared as usize != args.len() {
+        return Err(mismatch(format!("{} arguments, but it takes {declared}", args.len())));
+    }
+    for (index, arg) in args.iter().enumerate() {
+        let Ok(qualifier) = k.get_arg_address_qualifier(index as u32) else {
+            // Drivers without argument information: the count was checked.
+            return Ok(());
+        };
+        let pointer = qualifier == CL_KERNEL_ARG_ADDRESS_GLOBAL;
+        if pointer != matches!(arg, Arg::Buffer(_)) {
+            return Err(mismatch(format!(
+                "{} for parameter {index}",
+                if pointer { "a number" } else { "a buffer" }
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The OpenCL memory object behind a [`Buffer`].

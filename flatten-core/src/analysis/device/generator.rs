@@ -14,6 +14,10 @@ use crate::text::text;
 use syn::spanned::Spanned;
 use syn::Expr;
 
+const SUBSET: &str =
+    "write `i <- 0..m.len(), v <- m.row(i)`, or `row <- &m, v <- row` with `m` an \
+    array of rows of the caller (`Jagged`, `Vec<Vec<T>>`)";
+
 /// The device form of a generator. `root`: the comprehension's first generator.
 pub(crate) fn lower(
     lower: &mut Lower<'_>,
@@ -34,6 +38,33 @@ pub(crate) fn lower(
         class = out;
     }
     Ok(DGenerator { source, maps, class })
+}
+
+/// The device form of a generator whose variable holds a row of an array of rows of the caller
+/// (`row <- &m` when a later generator reads `row`): its elements are the row indices. `None`
+/// if the generator is not a collection of the caller.
+pub(crate) fn lower_rows(
+    lower: &mut Lower<'_>,
+    form: &Form,
+    root: bool,
+) -> Option<(DGenerator, crate::plan::device::CaptureId)> {
+    if !form.maps.is_empty() {
+        return None;
+    }
+    let expr: Expr = match &form.source {
+        IndexSource::Collection(e) => strip_ref(e).clone(),
+        IndexSource::Hoisted(name) => syn::parse_quote!(#name),
+        _ => return None,
+    };
+    let capture = lower.ctx.capture(&expr, CaptureKind::Jagged);
+    let class = lower.ctx.prim(Prim::U64);
+    let source = if root {
+        lower.ctx.constrain(Constraint::Root(class));
+        DSource::Root { class }
+    } else {
+        DSource::RowIndices { capture, class }
+    };
+    Some((DGenerator { source, maps: Vec::new(), class }, capture))
 }
 
 /// Whether the first generator is a plain integer range, computed on the device.
@@ -69,6 +100,29 @@ fn index_source(
         }
         IndexSource::Collection(expr) => collection(lower, expr),
         IndexSource::Hoisted(name) => collection(lower, &syn::parse_quote!(#name)),
+        IndexSource::Place(place) if place.ops.is_empty() => {
+            // `v <- row`, where `row` holds a row of an array of rows of the caller.
+            let PlaceRoot::Bound(name) = &place.root else {
+                return Err(not_device(whole.span(), "reads a place the device cannot", SUBSET));
+            };
+            let Some((var, capture)) = lower.row_variable(&syn::parse_quote!(#name)) else {
+                return Err(not_device(
+                    name.span(),
+                    format!(
+                        "reads the elements of `{name}`, which the device does not hold as a row"
+                    ),
+                    SUBSET,
+                ));
+            };
+            let row = crate::plan::device::DExpr {
+                kind: crate::plan::device::DKind::Var(var),
+                class: lower.var_class(var),
+            };
+            let class = lower.ctx.class();
+            lower.ctx.constrain(Constraint::Element(class, capture));
+            let fault = lower.ctx.fault(text(whole));
+            Ok((DSource::Row { capture, row, class, fault }, class))
+        }
         IndexSource::Place(place) => {
             let row = match place.ops.as_slice() {
                 [PlaceOp::Index(row)] | [PlaceOp::Row(row)] => row,

@@ -31,8 +31,8 @@ pub(crate) enum Context {
 /// A local visible at the point being lowered.
 #[derive(Clone)]
 enum Local {
-    /// A value.
-    Value { name: String, id: LocalId, class: Class },
+    /// A value (`mutable`: declared `let mut`).
+    Value { name: String, id: LocalId, class: Class, mutable: bool },
     /// A closure bound by `let`, inlined where it is called, in the scope where it was written.
     Closure { name: String, params: Vec<Pat>, body: Box<Expr>, visible: usize },
 }
@@ -52,7 +52,14 @@ pub(crate) struct Lower<'a> {
     vars: &'a [Var],
     context: Context,
     locals: Vec<Local>,
+    /// The comprehension variables that hold a row of a captured array of rows.
+    rows: &'a std::collections::HashMap<crate::plan::device::VarId, crate::plan::device::CaptureId>,
 }
+
+/// No row variables.
+static NO_ROWS: std::sync::OnceLock<
+    std::collections::HashMap<crate::plan::device::VarId, crate::plan::device::CaptureId>,
+> = std::sync::OnceLock::new();
 
 type Lowered = Result<DExpr, NotDevice>;
 
@@ -63,13 +70,52 @@ const SUBSET: &str = "the device runs arithmetic, comparisons, `as` casts, tuple
 
 impl<'a> Lower<'a> {
     /// A lowerer for expressions of a comprehension, where `scope` holds its variables.
-    pub(crate) fn comprehension(ctx: &'a mut DeviceCtx, scope: &'a Scope, vars: &'a [Var]) -> Self {
-        Lower { ctx, scope: Some(scope), vars, context: Context::Comprehension, locals: Vec::new() }
+    pub(crate) fn comprehension(
+        ctx: &'a mut DeviceCtx,
+        scope: &'a Scope,
+        vars: &'a [Var],
+        rows: &'a std::collections::HashMap<
+            crate::plan::device::VarId,
+            crate::plan::device::CaptureId,
+        >,
+    ) -> Self {
+        Lower {
+            ctx,
+            scope: Some(scope),
+            vars,
+            context: Context::Comprehension,
+            locals: Vec::new(),
+            rows,
+        }
     }
 
     /// A lowerer for the body of a `#[par_fn]`, with no comprehension around it.
     pub(crate) fn par_fn(ctx: &'a mut DeviceCtx) -> Self {
-        Lower { ctx, scope: None, vars: &[], context: Context::ParFn, locals: Vec::new() }
+        let rows = NO_ROWS.get_or_init(Default::default);
+        Lower { ctx, scope: None, vars: &[], context: Context::ParFn, locals: Vec::new(), rows }
+    }
+
+    /// The class of comprehension variable `var`.
+    pub(crate) fn var_class(&self, var: crate::plan::device::VarId) -> Class {
+        self.vars[var.0 as usize].class
+    }
+
+    /// The captured array of rows whose row the comprehension variable `expr` holds, if it is
+    /// a row variable.
+    pub(crate) fn row_variable(
+        &self,
+        expr: &Expr,
+    ) -> Option<(crate::plan::device::VarId, crate::plan::device::CaptureId)> {
+        let Expr::Path(p) = strip_ref(expr) else { return None };
+        if p.qself.is_some() || p.path.segments.len() != 1 {
+            return None;
+        }
+        let name = p.path.segments[0].ident.to_string();
+        if self.find_local(&name).is_some() {
+            return None;
+        }
+        let var = self.scope?.lookup(&name)?;
+        self.rows.get(&var).map(|&c| (var, c))
     }
 
     /// Binds the parameter pattern `pat` (of a closure, a `#[par_fn]`, a `par_reduce!`
@@ -152,6 +198,38 @@ impl<'a> Lower<'a> {
                     SUBSET,
                 ))
             }
+            Expr::While(w) if w.label.is_none() => {
+                if let Expr::Let(l) = &*w.cond {
+                    return Err(not_device(
+                        l.span(),
+                        "uses `while let`, which the device does not have",
+                        SUBSET,
+                    ));
+                }
+                let cond = self.expr(&w.cond)?;
+                let bool_class = self.ctx.prim(Prim::Bool);
+                self.ctx.same(cond.class, bool_class);
+                let body = self.block(&w.body)?;
+                Ok(self.unit(DKind::While(Box::new(cond), Box::new(body))))
+            }
+            Expr::Loop(l) if l.label.is_none() => {
+                let class = self.ctx.prim(Prim::Bool);
+                let cond = DExpr { kind: DKind::Lit(Literal::Bool(true)), class };
+                let body = self.block(&l.body)?;
+                Ok(self.unit(DKind::While(Box::new(cond), Box::new(body))))
+            }
+            Expr::ForLoop(f) if f.label.is_none() => self.for_loop(f),
+            Expr::Break(b) if b.label.is_none() && b.expr.is_none() => Ok(self.never(DKind::Break)),
+            Expr::Continue(c) if c.label.is_none() => Ok(self.never(DKind::Continue)),
+            Expr::Return(r) if self.context == Context::ParFn => {
+                let value = match &r.expr {
+                    Some(v) => self.expr(v)?,
+                    None => self.unit(DKind::Unit),
+                };
+                let result = self.ctx.return_class.expect("a #[par_fn] has a result class");
+                self.ctx.same(value.class, result);
+                Ok(self.never(DKind::Return(Box::new(value))))
+            }
             Expr::Closure(c) => Err(not_device(
                 c.span(),
                 "contains a closure, which the device can only call where it is bound by `let`",
@@ -163,6 +241,117 @@ impl<'a> Lower<'a> {
                 SUBSET,
             )),
         }
+    }
+
+    /// A node of class `()`.
+    fn unit(&mut self, kind: DKind) -> DExpr {
+        let class = self.ctx.class();
+        self.ctx.constrain(Constraint::Tuple(class, Vec::new()));
+        DExpr { kind, class }
+    }
+
+    /// A node that does not finish (`break`, `return`): of any class.
+    fn never(&mut self, kind: DKind) -> DExpr {
+        let class = self.ctx.class();
+        DExpr { kind, class }
+    }
+
+    /// `for x in a..b { body }` (`a..=b`): a counted loop.
+    fn for_loop(&mut self, f: &syn::ExprForLoop) -> Lowered {
+        let Expr::Range(range) = strip(&f.expr) else {
+            return Err(not_device(
+                f.expr.span(),
+                "loops over something other than a range `a..b`, which the device does not have",
+                "loop over an integer range: `for i in 0..n`",
+            ));
+        };
+        let (Some(start), Some(end)) = (&range.start, &range.end) else {
+            return Err(not_device(range.span(), "loops over a range without two bounds", SUBSET));
+        };
+        let start = self.expr(start)?;
+        let end = self.expr(end)?;
+        self.ctx.same(start.class, end.class);
+        let depth = self.locals.len();
+        let result = (|| {
+            let syn::Pat::Ident(name) = &*f.pat else {
+                return Err(not_device(
+                    f.pat.span(),
+                    "binds a pattern in a loop",
+                    "bind a name: `for i in 0..n`",
+                ));
+            };
+            let local = self.ctx.local(&name.ident.to_string(), start.class);
+            self.locals.push(Local::Value {
+                name: name.ident.to_string(),
+                id: local,
+                class: start.class,
+                mutable: false,
+            });
+            let body = self.block(&f.body)?;
+            let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
+            Ok(self.unit(DKind::For {
+                local,
+                start: Box::new(start),
+                end: Box::new(end),
+                inclusive,
+                body: Box::new(body),
+            }))
+        })();
+        self.locals.truncate(depth);
+        result
+    }
+
+    /// `target = value` or `target op= value` as a statement.
+    fn assignment(
+        &mut self,
+        target: &Expr,
+        op: Option<(crate::plan::device::BinOp, &syn::BinOp)>,
+        value: &Expr,
+        whole: &Expr,
+    ) -> Result<DStmt, NotDevice> {
+        let name = match strip(target) {
+            Expr::Path(p) if p.path.segments.len() == 1 && p.qself.is_none() => {
+                p.path.segments[0].ident.to_string()
+            }
+            other => {
+                return Err(not_device(
+                    other.span(),
+                    "assigns to something other than a local variable",
+                    "the device assigns to `let mut` variables of its own blocks",
+                ))
+            }
+        };
+        let Some(k) = self.find_local(&name) else {
+            return Err(not_device(
+                target.span(),
+                format!("assigns to `{name}`, which is not a local of the expression"),
+                "the device assigns only to `let mut` variables of its own blocks",
+            ));
+        };
+        let Local::Value { id, class, mutable: true, .. } = self.locals[k].clone() else {
+            return Err(not_device(
+                target.span(),
+                format!("assigns to `{name}`, which is not `mut`"),
+                "declare it `let mut`",
+            ));
+        };
+        let value = self.expr(value)?;
+        let value = match op {
+            None => {
+                self.ctx.same(value.class, class);
+                value
+            }
+            Some((op, _)) => {
+                if !matches!(op, crate::plan::device::BinOp::Shl | crate::plan::device::BinOp::Shr)
+                {
+                    self.ctx.same(value.class, class);
+                }
+                let site = op.faults().then(|| self.ctx.fault(text(whole)));
+                let current = DExpr { kind: DKind::Local(id), class };
+                DExpr { kind: DKind::Binary(op, Box::new(current), Box::new(value), site), class }
+            }
+        };
+        Ok(DStmt::Assign(id, value))
     }
 
     fn literal(&mut self, lit: &syn::Lit) -> Lowered {
@@ -512,11 +701,23 @@ impl<'a> Lower<'a> {
                     stmts.push(DStmt::Let(pattern, value));
                 }
                 syn::Stmt::Expr(expr, semi) => {
+                    if let Some(assign) = self.statement(expr)? {
+                        stmts.push(assign);
+                        continue;
+                    }
                     let lowered = self.expr(expr)?;
                     if last && semi.is_none() {
                         value = Some(lowered);
                     } else {
+                        let diverges = matches!(
+                            lowered.kind,
+                            DKind::Break | DKind::Continue | DKind::Return(_)
+                        );
                         stmts.push(DStmt::Expr(lowered));
+                        if last && diverges {
+                            let class = self.ctx.class();
+                            value = Some(DExpr { kind: DKind::Never, class });
+                        }
                     }
                 }
                 syn::Stmt::Item(item) => {
@@ -552,12 +753,38 @@ impl<'a> Lower<'a> {
         Ok(DExpr { kind: DKind::Block(stmts, Box::new(value)), class })
     }
 
+    /// An assignment statement (`x = v`, `x += v`), lowered; `None` for other expressions.
+    fn statement(&mut self, expr: &Expr) -> Result<Option<DStmt>, NotDevice> {
+        use crate::plan::device::BinOp;
+        match strip(expr) {
+            Expr::Assign(a) => Ok(Some(self.assignment(&a.left, None, &a.right, expr)?)),
+            Expr::Binary(b) => {
+                let op = match b.op {
+                    syn::BinOp::AddAssign(_) => BinOp::Add,
+                    syn::BinOp::SubAssign(_) => BinOp::Sub,
+                    syn::BinOp::MulAssign(_) => BinOp::Mul,
+                    syn::BinOp::DivAssign(_) => BinOp::Div,
+                    syn::BinOp::RemAssign(_) => BinOp::Rem,
+                    syn::BinOp::BitAndAssign(_) => BinOp::BitAnd,
+                    syn::BinOp::BitOrAssign(_) => BinOp::BitOr,
+                    syn::BinOp::BitXorAssign(_) => BinOp::BitXor,
+                    syn::BinOp::ShlAssign(_) => BinOp::Shl,
+                    syn::BinOp::ShrAssign(_) => BinOp::Shr,
+                    _ => return Ok(None),
+                };
+                Ok(Some(self.assignment(&b.left, Some((op, &b.op)), &b.right, expr)?))
+            }
+            _ => Ok(None),
+        }
+    }
+
     /// Binds the names of `pat` to new locals for a value of class `class`.
     fn bind_pattern(&mut self, pat: &Pat, class: Class) -> Result<DPat, NotDevice> {
         match pat {
             Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
                 let id = self.ctx.local(&p.ident.to_string(), class);
-                self.locals.push(Local::Value { name: p.ident.to_string(), id, class });
+                let mutable = p.mutability.is_some();
+                self.locals.push(Local::Value { name: p.ident.to_string(), id, class, mutable });
                 Ok(DPat::Bind(id))
             }
             Pat::Wild(_) => Ok(DPat::Wild),
@@ -625,7 +852,12 @@ impl<'a> Lower<'a> {
             Pat::Paren(p) => self.arm_pattern(&p.pat, class, alternatives, bind),
             Pat::Ident(p) if p.by_ref.is_none() && p.mutability.is_none() => {
                 let id = self.ctx.local(&p.ident.to_string(), class);
-                self.locals.push(Local::Value { name: p.ident.to_string(), id, class });
+                self.locals.push(Local::Value {
+                    name: p.ident.to_string(),
+                    id,
+                    class,
+                    mutable: false,
+                });
                 *bind = Some(id);
                 match &p.subpat {
                     Some((_, sub)) => self.arm_pattern(sub, class, alternatives, bind),
@@ -694,6 +926,36 @@ impl<'a> Lower<'a> {
         {
             // `xs.len()`, `m.is_empty()` of a value of the caller: computed on the host.
             return Ok(self.capture_scalar(&Expr::MethodCall(call.clone())));
+        }
+        // `m.row_len(i)` and `m.row(i).len()` of an array of rows of the caller.
+        let row_of = match (name.as_str(), call.args.len()) {
+            ("row_len", 1) => Some((&*call.receiver, &call.args[0])),
+            ("len", 0) => match strip(&call.receiver) {
+                Expr::MethodCall(inner) if inner.method == "row" && inner.args.len() == 1 => {
+                    Some((&*inner.receiver, &inner.args[0]))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        if let ("len", 0) = (name.as_str(), call.args.len()) {
+            if let Some((var, capture)) = self.row_variable(&call.receiver) {
+                let row = DExpr { kind: DKind::Var(var), class: self.vars[var.0 as usize].class };
+                let class = self.ctx.prim(Prim::U64);
+                let site = self.ctx.fault(text(call));
+                return Ok(DExpr { kind: DKind::RowLen(capture, Box::new(row), site), class });
+            }
+        }
+        if let Some((rows, row)) = row_of {
+            if self.context == Context::Comprehension && self.invariant(rows) && is_place(rows) {
+                let capture = self.ctx.capture(strip_ref(rows), CaptureKind::Jagged);
+                let row = self.expr(row)?;
+                let usize_class = self.ctx.prim(Prim::U64);
+                self.ctx.same(row.class, usize_class);
+                let class = self.ctx.prim(Prim::U64);
+                let site = self.ctx.fault(text(call));
+                return Ok(DExpr { kind: DKind::RowLen(capture, Box::new(row), site), class });
+            }
         }
         let Some(info) = methods::method(&name, call.args.len()) else {
             let known = methods::is_known(&name);
@@ -919,6 +1181,19 @@ impl<'a> Lower<'a> {
     }
 
     fn index(&mut self, index: &syn::ExprIndex) -> Lowered {
+        if let Some((var, capture)) = self.row_variable(&index.expr) {
+            let row = DExpr { kind: DKind::Var(var), class: self.vars[var.0 as usize].class };
+            let i = self.expr(&index.index)?;
+            let usize_class = self.ctx.prim(Prim::U64);
+            self.ctx.same(i.class, usize_class);
+            let class = self.ctx.class();
+            self.ctx.constrain(Constraint::Element(class, capture));
+            let site = self.ctx.fault(text(index));
+            return Ok(DExpr {
+                kind: DKind::RowIndex(capture, Box::new(row), Box::new(i), site),
+                class,
+            });
+        }
         if self.context == Context::Comprehension
             && self.invariant(&index.expr)
             && is_place(&index.expr)

@@ -67,6 +67,7 @@ pub(crate) const METHODS: &[MethodInfo] = &[
     m("pow", "pow", 1, SelfWith(&[Prim::U32])),
     faulting("div_euclid", "div_euclid", 1, SelfLike),
     faulting("rem_euclid", "rem_euclid", 1, SelfLike),
+    faulting("div_ceil", "div_ceil", 1, SelfLike),
     // Integers.
     m("wrapping_add", "add", 1, SelfLike),
     m("wrapping_sub", "sub", 1, SelfLike),

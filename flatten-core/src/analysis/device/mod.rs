@@ -42,9 +42,39 @@ pub(crate) struct DeviceCtx {
     pub(crate) faults: Vec<String>,
     /// The name and class of each local made so far.
     pub(crate) locals: Vec<(String, crate::plan::device::Class)>,
+    /// In a `#[par_fn]`: the class of its result (what `return` gives).
+    pub(crate) return_class: Option<Class>,
+}
+
+/// How far a [`DeviceCtx`] had got, to forget what an analysis added after it.
+pub(crate) struct Mark {
+    constraints: usize,
+    captures: usize,
+    par_fns: usize,
+    faults: usize,
 }
 
 impl DeviceCtx {
+    /// Where the context stands now.
+    pub(crate) fn mark(&self) -> Mark {
+        Mark {
+            constraints: self.constraints.len(),
+            captures: self.captures.len(),
+            par_fns: self.par_fns.len(),
+            faults: self.faults.len(),
+        }
+    }
+
+    /// Forgets the constraints, captures, `#[par_fn]`s and fault sites added since `mark`:
+    /// they belonged to a part that does not run in these kernels. (Its classes and locals
+    /// stay, unconstrained and unused.)
+    pub(crate) fn rollback(&mut self, mark: Mark) {
+        self.constraints.truncate(mark.constraints);
+        self.captures.truncate(mark.captures);
+        self.par_fns.truncate(mark.par_fns);
+        self.faults.truncate(mark.faults);
+    }
+
     /// A new class.
     pub(crate) fn class(&mut self) -> Class {
         self.classes += 1;

@@ -12,7 +12,8 @@
 //! index, reads the parent's variables, fetches its element, runs the qualifiers that follow the
 //! generator, and writes the variables later levels need (or, at the last level, the head).
 //! Comprehensions nested in the head run after the last level, on its stored contexts, and a
-//! head kernel then computes the head. See `comprehension-runtime/src/gpu/plan.rs` for the
+//! head kernel then computes the head — except when the head is exactly a nested `par!`,
+//! whose values, tagged with their context, are the rows of the result. See `comprehension-runtime/src/gpu/plan.rs` for the
 //! kernels' parameters.
 
 pub mod keywords;
@@ -100,6 +101,8 @@ pub struct NestedManifest {
 pub enum TerminalManifest {
     /// Its elements, in order.
     Collect,
+    /// The values of its one nested `par!`, which is its whole head, as rows.
+    Rows,
     /// A reduction.
     Reduce {
         /// Index into [`Manifest::reductions`].
@@ -296,7 +299,7 @@ impl KernelWriter<'_> {
                 inputs,
             });
         }
-        let (head_kernel, head_inputs) = if plan.nested.is_empty() {
+        let (head_kernel, head_inputs) = if plan.nested.is_empty() || plan.rows {
             (None, Vec::new())
         } else {
             let name = format!("{prefix}_head");
@@ -305,6 +308,7 @@ impl KernelWriter<'_> {
             (Some(name), inputs)
         };
         let terminal = match delivery {
+            _ if plan.rows => TerminalManifest::Rows,
             Delivery::Collect | Delivery::NestedCollect => TerminalManifest::Collect,
             Delivery::Reduce(r) | Delivery::Segmented(r) => {
                 TerminalManifest::Reduce { reduction: r, kind: reduce_kind(&plan.terminal) }
@@ -373,17 +377,20 @@ impl KernelWriter<'_> {
             Terminal::Reduce { device, .. } => {
                 let op = device
                     .as_ref()
-                    .and_then(|d| d.as_ref().ok())
+                    .and_then(|d| d.as_ref().as_ref().ok())
                     .expect("a device-capable par_reduce! has its operator on the device");
                 let mut body = Body::new(1);
                 self.ew.bind(&op.params.0, acc, "pc_a", &mut body);
                 self.ew.bind(&op.params.1, acc, "pc_b", &mut body);
                 let value = self.ew.expr(&op.body, &mut body);
-                let identity = writer::capture_scalar(acc, op.identity);
+                let mut id_body = Body::new(1);
+                let identity = self.ew.expr(&op.identity, &mut id_body);
                 let _ = writeln!(
                     self.functions,
-                    "PC_FN {t} {name}_identity(PC_GLOBAL const pc_u8* pc_caps) {{\n  return {identity};\n}}\n\
-                     PC_FN {t} {name}_op(pc_fault_t pc_fault, PC_GLOBAL const pc_u8* pc_caps, {t} pc_a, {t} pc_b) {{\n{}  return {value};\n}}\n",
+                    "/* {} */\nPC_FN {t} {name}_identity(pc_fault_t pc_fault, PC_GLOBAL const pc_u8* pc_caps) {{\n  (void)pc_fault; (void)pc_caps;\n{}  return {identity};\n}}\n\
+                     PC_FN {t} {name}_op(pc_fault_t pc_fault, PC_GLOBAL const pc_u8* pc_caps, {t} pc_a, {t} pc_b) {{\n  (void)pc_fault; (void)pc_caps;\n{}  return {value};\n}}\n",
+                    plan.terminal.describe(),
+                    id_body.text(),
                     body.text(),
                     t = ty(acc)
                 );
@@ -394,7 +401,7 @@ impl KernelWriter<'_> {
         };
         let _ = writeln!(
             self.functions,
-            "/* {} */\nPC_FN {t} {name}_identity(PC_GLOBAL const pc_u8* pc_caps) {{\n  (void)pc_caps;\n  return {identity};\n}}\n\
+            "/* {} */\nPC_FN {t} {name}_identity(pc_fault_t pc_fault, PC_GLOBAL const pc_u8* pc_caps) {{\n  (void)pc_fault; (void)pc_caps;\n  return {identity};\n}}\n\
              PC_FN {t} {name}_op(pc_fault_t pc_fault, PC_GLOBAL const pc_u8* pc_caps, {t} pc_a, {t} pc_b) {{\n  (void)pc_fault; (void)pc_caps;\n  return {op};\n}}\n",
             plan.terminal.describe(),
             t = ty(acc)
@@ -539,7 +546,7 @@ impl KernelWriter<'_> {
                 ty(self.reductions[r as usize].acc)
             ));
             body.line(format!(
-                "{} pc_acc = pc_r{r}_identity(pc_caps);",
+                "{} pc_acc = pc_r{r}_identity(pc_fault, pc_caps);",
                 ty(self.reductions[r as usize].acc)
             ));
             body.line("if (pc_t < pc_count && !PC_FAULTED(pc_fault)) {");
@@ -557,7 +564,7 @@ impl KernelWriter<'_> {
         }
         if let Some(Delivery::Segmented(r)) = head {
             work.line(format!(
-                "{} pc_acc = pc_r{r}_identity(pc_caps);",
+                "{} pc_acc = pc_r{r}_identity(pc_fault, pc_caps);",
                 ty(self.reductions[r as usize].acc)
             ));
         }
@@ -660,7 +667,7 @@ impl KernelWriter<'_> {
         if let Delivery::Reduce(r) = delivery {
             let acc = self.reductions[r as usize].acc;
             body.line(format!("PC_LOCAL_ARRAY({}, pc_scratch, PC_WG);", ty(acc)));
-            body.line(format!("{} pc_acc = pc_r{r}_identity(pc_caps);", ty(acc)));
+            body.line(format!("{} pc_acc = pc_r{r}_identity(pc_fault, pc_caps);", ty(acc)));
             body.line("if (pc_t < pc_count && !PC_FAULTED(pc_fault)) {");
         } else {
             body.line("if (pc_t >= pc_count || PC_FAULTED(pc_fault)) return;");
@@ -669,7 +676,7 @@ impl KernelWriter<'_> {
         let mut work = body.nested();
         if let Delivery::Segmented(r) = delivery {
             work.line(format!(
-                "{} pc_acc = pc_r{r}_identity(pc_caps);",
+                "{} pc_acc = pc_r{r}_identity(pc_fault, pc_caps);",
                 ty(self.reductions[r as usize].acc)
             ));
         }

@@ -45,6 +45,11 @@ impl Body {
         Body::new(self.indent + 1)
     }
 
+    /// An empty body at the same depth.
+    fn sibling(&self) -> Body {
+        Body::new(self.indent)
+    }
+
     pub(crate) fn text(&self) -> String {
         let mut out = String::new();
         for line in &self.lines {
@@ -177,8 +182,8 @@ impl<'c> ExprWriter<'c> {
                 ops::unary(*op, a.class, &sa)
             }
             DKind::Binary(op, a, b, site) => {
-                let sa = self.expr(a, body);
-                let sb = self.expr(b, body);
+                let parts = self.operands(&[a, b], body);
+                let (sa, sb) = (parts[0].clone(), parts[1].clone());
                 match op {
                     crate::plan::device::BinOp::Shl | crate::plan::device::BinOp::Shr => {
                         let amount = ops::shift_amount(b.class, &sb);
@@ -209,7 +214,8 @@ impl<'c> ExprWriter<'c> {
                 ops::cast(a.class, e.class, &sa)
             }
             DKind::Tuple(items) => {
-                let parts: Vec<String> = items.iter().map(|i| self.expr(i, body)).collect();
+                let items: Vec<&DExpr> = items.iter().collect();
+                let parts = self.operands(&items, body);
                 format!("PC_OP(make, {})({})", class(e.class), parts.join(", "))
             }
             DKind::Field(base, n) => {
@@ -247,13 +253,19 @@ impl<'c> ExprWriter<'c> {
                             let sv = self.expr(v, body);
                             body.line(format!("(void)({sv});"));
                         }
+                        DStmt::Assign(local, v) => {
+                            let sv = self.expr(v, body);
+                            let name = self.local_name(*local);
+                            body.line(format!("{name} = {sv};"));
+                        }
                     }
                 }
                 self.expr(value, body)
             }
             DKind::Match(scrutinee, arms) => self.match_expr(e.class, scrutinee, arms, body),
             DKind::Method(method, args, site) => {
-                let parts: Vec<String> = args.iter().map(|a| self.expr(a, body)).collect();
+                let refs: Vec<&DExpr> = args.iter().collect();
+                let parts = self.operands(&refs, body);
                 let receiver = args[0].class;
                 match method.op {
                     "unwrap_or" => format!("(({0}).f0 ? ({0}).f1 : {1})", parts[0], parts[1]),
@@ -290,12 +302,118 @@ impl<'c> ExprWriter<'c> {
                 )
             }
             DKind::Len(capture) => format!("PC_CAP_LEN({})", capture.0),
+            DKind::RowIndex(capture, row, index, site) => {
+                let parts = self.operands(&[row, index], body);
+                format!(
+                    "PC_CAP_ROW_INDEX({}, {}, {}, {}, {})",
+                    class(e.class),
+                    capture.0,
+                    self.site(*site),
+                    parts[0],
+                    parts[1]
+                )
+            }
+            DKind::RowLen(capture, row, site) => {
+                let r = self.expr(row, body);
+                format!("PC_CAP_ROW_LEN({}, {}, {r})", capture.0, self.site(*site))
+            }
             DKind::Call(f, args) => {
+                let refs: Vec<&DExpr> = args.iter().collect();
                 let mut parts = vec!["pc_fault".to_string()];
-                parts.extend(args.iter().map(|a| self.expr(a, body)));
+                parts.extend(self.operands(&refs, body));
                 format!("PC_FN_{}({})", f.0, parts.join(", "))
             }
+            DKind::While(cond, loop_body) => {
+                // `for (;;)`, so that `continue` tests the condition again.
+                body.line("for (;;) {");
+                let mut inner = body.nested();
+                let c = self.expr(cond, &mut inner);
+                inner.line(format!("if (!({c})) break;"));
+                let v = self.expr(loop_body, &mut inner);
+                inner.line(format!("(void)({v});"));
+                body.append(inner);
+                body.line("}");
+                format!("PC_OP(make, {})()", class(e.class))
+            }
+            DKind::For { local, start, end, inclusive, body: loop_body } => {
+                let parts = self.operands(&[start, end], body);
+                let c = start.class;
+                let i = self.local_name(*local);
+                let last = self.names.temp();
+                body.line(format!("{} {last} = {};", ty(c), parts[1]));
+                let one = format!("PC_ILIT({}, 1)", class(c));
+                if *inclusive {
+                    // `i == last` is tested before the step, so the step past an end of MAX
+                    // (which wraps) is never used.
+                    let done = self.names.temp();
+                    body.line(format!(
+                        "pc_bool {done} = !PC_OP(le, {0})({1}, {last});",
+                        class(c),
+                        parts[0]
+                    ));
+                    body.line(format!(
+                        "for ({} {i} = {}; !{done}; {done} = PC_OP(eq, {2})({i}, {last}), {i} = PC_OP(add, {2})({i}, {one})) {{",
+                        ty(c),
+                        parts[0],
+                        class(c)
+                    ));
+                } else {
+                    body.line(format!(
+                        "for ({} {i} = {}; PC_OP(lt, {2})({i}, {last}); {i} = PC_OP(add, {2})({i}, {one})) {{",
+                        ty(c),
+                        parts[0],
+                        class(c)
+                    ));
+                }
+                let mut inner = body.nested();
+                let v = self.expr(loop_body, &mut inner);
+                inner.line(format!("(void)({v});"));
+                body.append(inner);
+                body.line("}");
+                format!("PC_OP(make, {})()", class(e.class))
+            }
+            DKind::Break => {
+                body.line("break;");
+                format!("PC_OP(zero, {})()", class(e.class))
+            }
+            DKind::Continue => {
+                body.line("continue;");
+                format!("PC_OP(zero, {})()", class(e.class))
+            }
+            DKind::Return(value) => {
+                let v = self.expr(value, body);
+                body.line(format!("return {v};"));
+                format!("PC_OP(zero, {})()", class(e.class))
+            }
+            DKind::Never => format!("PC_OP(zero, {})()", class(e.class)),
         }
+    }
+
+    /// The values of `exprs`, in order. When an operand needs statements, the operands before
+    /// it are evaluated into temporaries first, so they see what Rust's left-to-right order
+    /// gives them (`x + { x = 1; 2 }` reads the old `x`).
+    fn operands(&mut self, exprs: &[&DExpr], body: &mut Body) -> Vec<String> {
+        let mut out: Vec<String> = Vec::with_capacity(exprs.len());
+        for (k, e) in exprs.iter().enumerate() {
+            let mut sub = body.sibling();
+            let value = self.expr(e, &mut sub);
+            if !sub.is_empty() {
+                for (j, earlier) in out.iter_mut().enumerate() {
+                    let constant = earlier.starts_with("PC_ILIT(")
+                        || earlier.starts_with("PC_FLIT(")
+                        || earlier.starts_with("((pc_bool)");
+                    if !constant && !earlier.starts_with("pc_v") {
+                        let t = self.names.temp();
+                        body.line(format!("{} {t} = {earlier};", ty(exprs[j].class)));
+                        *earlier = t;
+                    }
+                }
+            }
+            let _ = k;
+            body.append(sub);
+            out.push(value);
+        }
+        out
     }
 
     /// Binds the locals of `pat` to `value` (of class `c`).
@@ -442,7 +560,9 @@ impl<'c> ExprWriter<'c> {
                 format!("pc_step_len(pc_fault, {}, {n}, {k})", self.site(*fault))
             }
             DSource::Rev { inner } => self.source_size(inner, body),
-            DSource::Slice { capture, .. } => format!("PC_CAP_LEN({})", capture.0),
+            DSource::Slice { capture, .. } | DSource::RowIndices { capture, .. } => {
+                format!("PC_CAP_LEN({})", capture.0)
+            }
             DSource::Row { capture, row, fault, .. } => {
                 let r = self.expr(row, body);
                 format!("PC_CAP_ROW_LEN({}, {}, {r})", capture.0, self.site(*fault))
@@ -481,6 +601,7 @@ impl<'c> ExprWriter<'c> {
             DSource::Slice { capture, class: c } => {
                 format!("PC_CAP_ELEM({}, {}, {index})", class(*c), capture.0)
             }
+            DSource::RowIndices { .. } => format!("((pc_u64)({index}))"),
             DSource::Row { capture, row, class: c, .. } => {
                 let r = self.expr(row, body);
                 format!("PC_CAP_ROW_ELEM({}, {}, {r}, {index})", class(*c), capture.0)
@@ -531,6 +652,7 @@ pub(crate) fn source_class(source: &DSource) -> Class {
         DSource::Range { class, .. }
         | DSource::Slice { class, .. }
         | DSource::Row { class, .. }
+        | DSource::RowIndices { class, .. }
         | DSource::Root { class } => *class,
         DSource::StepBy { inner, .. } | DSource::Rev { inner } => source_class(inner),
     }

@@ -36,21 +36,13 @@ use syn::{Ident, Pat};
 
 /// Emits a compiled comprehension as Rust code calling the runtime at path `rt`.
 pub fn emit(compiled: &Compiled, rt: &TokenStream) -> TokenStream {
-    emit_plan(&compiled.plan, Some(compiled), rt)
-}
-
-/// Emits `plan`; `device` is the compiled comprehension whose device half runs beside it (none
-/// for a parallel branch computed before a zip).
-fn emit_plan(plan: &Plan, device: Option<&Compiled>, rt: &TokenStream) -> TokenStream {
+    let plan = &compiled.plan;
     let site = Ident::new("__PARCOMP_SITE", Span::mixed_site());
     let text = format!("{}![{}]", plan.terminal.macro_name(), plan.text);
     let prelude = plan.prelude.iter().map(|p| match p {
         Prelude::Let { pat, expr } => quote! { let #pat = #expr; },
         Prelude::Hoist { name, expr } => quote! { let #name = &(#expr); },
-        Prelude::Branch { name, plan } => {
-            let branch = emit_plan(plan, None, rt);
-            quote! { let #name = #branch; }
-        }
+        Prelude::Macro { name, tokens } => quote! { let #name = ::parcomp::par![#tokens]; },
     });
     let root = Ident::new("__parcomp_root", Span::mixed_site());
     let root_value = match plan.steps.first().map(|s| &s.kind) {
@@ -76,13 +68,7 @@ fn emit_plan(plan: &Plan, device: Option<&Compiled>, rt: &TokenStream) -> TokenS
         quote! { #path![@used]; }
     });
     let run = Ident::new("__parcomp_run", Span::mixed_site());
-    let (device_items, offload_value) = match device {
-        Some(compiled) => offload::emit(compiled, rt, &root, &run),
-        None => (
-            TokenStream::new(),
-            quote! { #rt::Offload::host_only("a branch computed before a zip") },
-        ),
-    };
+    let (device_items, offload_value) = offload::emit(compiled, rt, &root, &run);
     let terminal = match &plan.terminal {
         Terminal::Collect => quote! { .collect_on(#offload_value) },
         other => {

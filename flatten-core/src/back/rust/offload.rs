@@ -36,7 +36,7 @@ pub(super) fn emit(
         return (TokenStream::new(), quote! { #rt::Offload::host_only(#why) });
     }
     let root_range = match compiled.plan.steps.first().map(|s| &s.kind) {
-        Some(StepKind::Root(form)) => root_is_range(form),
+        Some(StepKind::Root(form)) => root_is_range(form) || unit.root_rows.is_some(),
         _ => false,
     };
     let kernels = kernel::write(compiled, root_range);
@@ -73,7 +73,9 @@ pub(super) fn emit(
     let captures = Ident::new("__parcomp_captures", Span::mixed_site());
     items.extend(quote! { let #captures = [#(#probes),*]; });
 
-    let root_probe = if root_range {
+    let root_probe = if unit.root_rows.is_some() {
+        quote! { (&&#rt::Probe::of(&#root)).root_rows(&#root) }
+    } else if root_range {
         quote! { (&&#rt::Probe::of(&#root)).root_range(&#root) }
     } else {
         quote! { (&&#rt::Probe::of(&#root)).root_elements(&#root) }
@@ -87,13 +89,17 @@ pub(super) fn emit(
         };
         items.extend(quote_spanned! {span=> #rt::#require(&#root); });
         let head_span = compiled.plan.head.expr.span();
-        items.extend(quote_spanned! {head_span=> #rt::require_output(&#run); });
+        if compiled.plan.rows {
+            items.extend(quote_spanned! {head_span=> #rt::require_rows_output(&#run); });
+        } else {
+            items.extend(quote_spanned! {head_span=> #rt::require_output(&#run); });
+        }
     }
     let par_fns = Ident::new("__parcomp_par_fns", Span::mixed_site());
     let names = unit.par_fns.iter().map(|path| quote! { #rt::par_fn_name(&#path) });
     items.extend(quote! { let #par_fns = [#(#names),*]; });
     let output = Ident::new("__parcomp_output", Span::mixed_site());
-    items.extend(quote! { let #output = (&&#run.output_probe()).output_codec(); });
+    items.extend(quote! { let #output = (&&&#run.output_probe()).output_codec(); });
     let offload = quote! {
         #rt::Offload::new(
             &#plan_name,
@@ -191,6 +197,7 @@ fn comp(m: &CompManifest, gpu: &TokenStream) -> TokenStream {
     let head_class = m.head_class.0;
     let terminal = match &m.terminal {
         TerminalManifest::Collect => quote! { #gpu::Terminal::Collect },
+        TerminalManifest::Rows => quote! { #gpu::Terminal::Rows },
         TerminalManifest::Reduce { reduction, kind } => {
             let kind = match kind {
                 ReduceKind::Value => quote! { #gpu::ReduceKind::Value },
