@@ -52,8 +52,12 @@ fn fatal(e: DeviceError) -> DeviceFailure {
 /// What a run measured, for reports.
 #[derive(Clone, Debug, Default)]
 pub struct RunStats {
-    /// Time spent building programs (zero when they were cached).
+    /// Time spent building programs (near zero when they were cached).
     pub compile: Duration,
+    /// Programs compiled by the device's compiler for this run.
+    pub programs_compiled: u32,
+    /// Programs loaded from the disk cache for this run.
+    pub programs_loaded: u32,
     /// Time spent copying to and from the device.
     pub transfer: Duration,
     /// Bytes copied to the device.

@@ -201,8 +201,9 @@ fn run<T>(
     let _one_at_a_time = RUNS.lock().unwrap_or_else(|p| p.into_inner());
     let compile_start = std::time::Instant::now();
     let fatal = |e: DeviceError| DeviceFailure { message: e.to_string(), fatal: true };
-    let generic = program::build(device, &program::generic_source(info.fp64)).map_err(fatal)?;
-    let built = program::build(device, &source).map_err(fatal)?;
+    let (generic, generic_origin) =
+        program::build(device, &program::generic_source(info.fp64)).map_err(fatal)?;
+    let (built, origin) = program::build(device, &source).map_err(fatal)?;
     let compile = compile_start.elapsed();
     let live = std::cell::Cell::new(0);
     let mut session = executor::Session::new(
@@ -217,6 +218,13 @@ fn run<T>(
         &live,
     );
     session.stats.compile = compile;
+    for origin in [generic_origin, origin] {
+        match origin {
+            program::Origin::Compiled => session.stats.programs_compiled += 1,
+            program::Origin::Disk => session.stats.programs_loaded += 1,
+            program::Origin::Memory => {}
+        }
+    }
     session.upload(&captures, parts.root)?;
     let result = session.run(sink);
     let stats = session.stats.clone();

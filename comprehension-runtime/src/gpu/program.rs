@@ -295,9 +295,20 @@ pub(crate) fn generic_source(fp64: bool) -> String {
 /// A built program shared by the runs that use it.
 pub(crate) type Built = Arc<dyn Program>;
 
+/// Where [`build`] found a program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// Built earlier in this process.
+    Memory,
+    /// Loaded from the disk cache.
+    Disk,
+    /// Compiled now.
+    Compiled,
+}
+
 /// The program of `source` on `device`: built once per process (and loaded from the disk cache
 /// when a previous run built it).
-pub(crate) fn build(device: &dyn Device, source: &str) -> Result<Built, DeviceError> {
+pub(crate) fn build(device: &dyn Device, source: &str) -> Result<(Built, Origin), DeviceError> {
     /// The programs built so far, by the hash of their key: each source with its program.
     type Table = HashMap<u64, Vec<(String, Built)>>;
     static BUILT: OnceLock<Mutex<Table>> = OnceLock::new();
@@ -310,10 +321,11 @@ pub(crate) fn build(device: &dyn Device, source: &str) -> Result<Built, DeviceEr
         .get(&hash)
         .and_then(|entries| entries.iter().find(|(s, _)| s == source))
     {
-        return Ok(found.1.clone());
+        return Ok((found.1.clone(), Origin::Memory));
     }
-    let program: Built = match cache::load(&key).and_then(|binary| device.load(&binary, "").ok()) {
-        Some(program) => Arc::from(program),
+    let (program, origin): (Built, Origin) =
+        match cache::load(&key).and_then(|binary| device.load(&binary, "").ok()) {
+        Some(program) => (Arc::from(program), Origin::Disk),
         None => {
             let program = device.build(source, "").map_err(|e| {
                 if e.kind == DeviceErrorKind::Build {
@@ -330,7 +342,7 @@ pub(crate) fn build(device: &dyn Device, source: &str) -> Result<Built, DeviceEr
             if let Some(binary) = program.binary() {
                 cache::store(&key, &binary);
             }
-            Arc::from(program)
+            (Arc::from(program), Origin::Compiled)
         }
     };
     table
@@ -339,5 +351,5 @@ pub(crate) fn build(device: &dyn Device, source: &str) -> Result<Built, DeviceEr
         .entry(hash)
         .or_default()
         .push((source.to_string(), program.clone()));
-    Ok(program)
+    Ok((program, origin))
 }
