@@ -74,15 +74,26 @@ impl Names {
 
     fn fresh(&mut self, wanted: &str) -> String {
         let base = keywords::ascii(wanted);
+        // A name reserved by its prefix (`_X`, `__x`, parcomp's `pc_`) stays reserved whatever
+        // suffix it gets: it gets a prefix instead, without leading underscores (C++ reserves
+        // every name with a double underscore).
+        let reserved_prefix = |b: &str| {
+            b.starts_with('_') || b.get(..2).is_some_and(|p| p.eq_ignore_ascii_case("pc"))
+        };
         let base = if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
             format!("v{base}")
+        } else if reserved_prefix(&base) {
+            match base.trim_start_matches('_') {
+                "" => "v".to_string(),
+                rest => format!("v_{rest}"),
+            }
         } else {
             base
         };
         let mut name = base.clone();
         let mut n = 1;
         while keywords::is_reserved(&name) || self.used.contains(&name) {
-            name = format!("{base}_{n}");
+            name = format!("{}_{n}", base.trim_end_matches('_'));
             n += 1;
         }
         self.used.insert(name.clone());
@@ -661,4 +672,26 @@ pub(crate) fn source_class(source: &DSource) -> Class {
 /// A captured scalar of class `c`.
 pub(crate) fn capture_scalar(c: Class, capture: CaptureId) -> String {
     format!("PC_CAP_SCALAR({}, {})", class(c), capture.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{keywords, Names};
+
+    #[test]
+    fn every_name_becomes_a_distinct_unreserved_c_name() {
+        let mut names = Names::new();
+        let wanted = [
+            "int", "int_1", "int", "_X", "v_X", "__y", "pc_t", "PC_C3", "pcf_0", "größe", "_",
+            "__", "kernel", "x", "NAN", "9", "x_",
+        ];
+        let mut given = std::collections::HashSet::new();
+        for w in wanted {
+            let name = names.fresh(w);
+            assert!(!keywords::is_reserved(&name), "{w} became {name}");
+            assert!(!name.contains("__"), "{w} became {name}");
+            assert!(given.insert(name.clone()), "{w} became {name}, given before");
+        }
+        assert_eq!(names.fresh("x"), "x_1");
+    }
 }

@@ -1,0 +1,70 @@
+//! Flattened spaces larger than a chunk are processed a chunk at a time: device memory stays
+//! bounded, and the results are the same as in one piece. This binary sets a chunk of 1000
+//! positions (`PARCOMP_DEVICE_CHUNK`, read once per process) before anything runs, so that
+//! every comprehension below crosses many chunk boundaries: rows split between chunks,
+//! reductions carried across them, filters compacting each chunk.
+
+mod support;
+
+use parcomp::{par, par_count, par_max, par_min, par_sum};
+use support::{on_device, on_every_backend};
+
+const CHUNK: u64 = 1000;
+
+#[test]
+fn comprehensions_cross_chunk_boundaries() {
+    // The only test of this binary: nothing else reads the variable before it is set.
+    std::env::set_var("PARCOMP_DEVICE_CHUNK", CHUNK.to_string());
+    if !support::device() {
+        return;
+    }
+
+    // Expansion with rows longer and shorter than a chunk, and empty ones.
+    let n = 300u64;
+    let got = on_every_backend(|| par![(x, y) | x <- 0..n, y <- 0..(x * x) % 2500]);
+    assert_eq!(got.len() as u64, (0..n).map(|x| (x * x) % 2500).sum::<u64>());
+
+    // Three levels, a filter at the last: the Pythagorean triples.
+    let n = 200u32;
+    let got = on_every_backend(
+        || par![(x, y, z) | x <- 1..n, y <- x..n, z <- y..x + y, z < n, x * x + y * y == z * z],
+    );
+    assert!(got.contains(&(3, 4, 5)) && got.contains(&(119, 120, 169)));
+
+    // A nested reduction whose rows span chunks: the carries join them.
+    let sizes: Vec<u64> = (0..50).map(|i| if i % 10 == 3 { 12_345 } else { i % 4 }).collect();
+    let got = on_every_backend(|| par![par_sum![j * s | j <- 0..s] | s <- &sizes]);
+    let want: Vec<u64> = sizes.iter().map(|&s| (0..s).map(|j| j * s).sum()).collect();
+    assert_eq!(got, want);
+    let got = on_every_backend(|| par![par_min![j ^ s | j <- 0..s] | s <- &sizes]);
+    assert_eq!(got[0], None);
+    let got = on_every_backend(|| par![par_count![() | j <- 0..s, j % 3 == 0] | s <- &sizes]);
+    assert_eq!(got[3], 4115);
+
+    // A nested par!: a jagged result whose rows span chunks.
+    let got = on_every_backend(|| par![par![j * 2 | j <- 0..s, j % 1000 != 1] | s <- &sizes]);
+    assert_eq!(got[3].len(), 12_345 - 13);
+
+    // Flat reductions over many chunks.
+    let total = on_every_backend(|| par_sum![x * y | x <- 0..2000u64, y <- 0..x]);
+    assert_eq!(total, (0..2000u64).map(|x| (0..x).map(|y| x * y).sum::<u64>()).sum::<u64>());
+    assert_eq!(
+        on_every_backend(|| par_max![(x * 7919) % 10_007 | x <- 0..100_000u64]),
+        Some(10_006)
+    );
+
+    // Device memory stays bounded by the chunk, not by the space: 10⁷ positions reduced.
+    let stats = on_device(|| {
+        let sum = par_sum![x as u64 | x <- 0..10_000_000u32];
+        assert_eq!(sum, 10_000_000 * 9_999_999 / 2);
+        parcomp::gpu_stats().expect("the device ran it")
+    });
+    if let Some(stats) = stats {
+        assert_eq!(stats.positions, 10_000_000);
+        assert!(
+            stats.peak_memory < 1 << 20,
+            "{} bytes held for chunks of {CHUNK}",
+            stats.peak_memory
+        );
+    }
+}
