@@ -325,26 +325,26 @@ pub(crate) fn build(device: &dyn Device, source: &str) -> Result<(Built, Origin)
     }
     let (program, origin): (Built, Origin) =
         match cache::load(&key).and_then(|binary| device.load(&binary, "").ok()) {
-        Some(program) => (Arc::from(program), Origin::Disk),
-        None => {
-            let program = device.build(source, "").map_err(|e| {
-                if e.kind == DeviceErrorKind::Build {
-                    let path = cache::write_failed_source(&key, source);
-                    let saved = match path {
-                        Some(p) => format!(" (the source is in {})", p.display()),
-                        None => String::new(),
-                    };
-                    DeviceError::new(DeviceErrorKind::Build, format!("{}{saved}", e.message))
-                } else {
-                    e
+            Some(program) => (Arc::from(program), Origin::Disk),
+            None => {
+                let program = device.build(source, "").map_err(|e| {
+                    if e.kind == DeviceErrorKind::Build {
+                        let path = cache::write_failed_source(&key, source);
+                        let saved = match path {
+                            Some(p) => format!(" (the source is in {})", p.display()),
+                            None => String::new(),
+                        };
+                        DeviceError::new(DeviceErrorKind::Build, format!("{}{saved}", e.message))
+                    } else {
+                        e
+                    }
+                })?;
+                if let Some(binary) = program.binary() {
+                    cache::store(&key, &binary);
                 }
-            })?;
-            if let Some(binary) = program.binary() {
-                cache::store(&key, &binary);
+                (Arc::from(program), Origin::Compiled)
             }
-            (Arc::from(program), Origin::Compiled)
-        }
-    };
+        };
     table
         .lock()
         .unwrap_or_else(|p| p.into_inner())
