@@ -139,11 +139,15 @@ fn panic_message(f: impl FnOnce()) -> String {
 
 /// Runs `f` on every backend configuration, expecting each to panic; returns the messages.
 fn panics_everywhere(f: impl Fn() + Sync) -> Vec<String> {
-    vec![
+    let mut messages = vec![
         panic_message(|| with_backend(Backend::Sequential, &f)),
         panic_message(|| with_backend(Backend::Rayon, &f)),
         panic_message(|| with_backend(Backend::Rayon, || with_eager_splitting(&f))),
-    ]
+    ];
+    if support::device() {
+        messages.push(panic_message(|| with_backend(Backend::OpenCl, &f)));
+    }
+    messages
 }
 
 #[test]

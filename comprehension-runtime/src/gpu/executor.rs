@@ -98,8 +98,17 @@ enum Parents<'p, 'c> {
     /// The first generator of the comprehension.
     Root,
     /// `count` contexts in columns (by variable) of capacity `cap`, and, in a nested
-    /// comprehension, the group (the enclosing context) of each.
-    Rows { count: u64, cap: u64, columns: &'p [(u32, Column<'c>)], group: Option<&'p Mem<'c>> },
+    /// comprehension, the group (the enclosing context) of each. `whole`: the contexts of
+    /// every chunk of the level together, when known before running it (a regular chain
+    /// below the first generator, no filter), so that a space too large to count is the
+    /// CPU's size-overflow panic at once, not an endless run of chunks.
+    Rows {
+        count: u64,
+        cap: u64,
+        columns: &'p [(u32, Column<'c>)],
+        group: Option<&'p Mem<'c>>,
+        whole: Option<u64>,
+    },
 }
 
 /// The carry of a segmented reduction from one chunk to the next: the last group so far and its
@@ -657,9 +666,9 @@ impl<'c> Session<'c> {
         let level = &comp.levels[k];
         let last = k + 1 == comp.levels.len();
         // Sizes and the layout of the level's positions.
-        let (total, fanout, offsets, parent_count) = match parents {
-            Parents::Root => (self.root_len, 0, None, 0),
-            Parents::Rows { count, cap, columns, .. } => {
+        let (total, fanout, offsets, parent_count, whole) = match parents {
+            Parents::Root => (self.root_len, 0, None, 0, Some(self.root_len)),
+            Parents::Rows { count, cap, columns, whole, .. } => {
                 if *count == 0 {
                     return Ok(());
                 }
@@ -684,10 +693,13 @@ impl<'c> Session<'c> {
                     let fanout = self.read_u64(&sizes, 0)?;
                     let total =
                         count.checked_mul(fanout).unwrap_or_else(|| self.site.size_overflow());
-                    (total, fanout, None, *count)
+                    let whole = whole.map(|w| {
+                        w.checked_mul(fanout).unwrap_or_else(|| self.site.size_overflow())
+                    });
+                    (total, fanout, None, *count, whole)
                 } else {
                     let (offsets, total) = self.scan(&sizes, *count)?;
-                    (total, 0, Some(offsets), *count)
+                    (total, 0, Some(offsets), *count, None)
                 }
             }
         };
@@ -780,6 +792,7 @@ impl<'c> Session<'c> {
                         cap,
                         columns: &columns,
                         group: group.as_ref(),
+                        whole: if level.filters { None } else { whole },
                     };
                     if last {
                         self.nested_and_head(comp, &children, sink)?;
@@ -1013,7 +1026,7 @@ impl<'c> Session<'c> {
         rows: &Parents<'_, 'c>,
         sink: &mut Sink<'_, 'c>,
     ) -> Result<(), DeviceFailure> {
-        let Parents::Rows { count, cap, columns, group } = rows else {
+        let Parents::Rows { count, cap, columns, group, .. } = rows else {
             unreachable!("nested comprehensions run on stored contexts")
         };
         if *count == 0 {
@@ -1027,7 +1040,13 @@ impl<'c> Session<'c> {
             top.begin_rows(usize::try_from(*count).map_err(|_| too_big())?);
             let iota = self.alloc(count * 8)?;
             self.launch(true, "pc_iota", *count, &[Arg::Buffer(&iota.buf), Arg::U64(*count)])?;
-            let inner = Parents::Rows { count: *count, cap: *cap, columns, group: Some(&iota) };
+            let inner = Parents::Rows {
+                count: *count,
+                cap: *cap,
+                columns,
+                group: Some(&iota),
+                whole: None,
+            };
             return self.level(nested.comp, 0, &inner, &mut Sink::Rows(&mut **top));
         }
         let mut results: Vec<(u32, Column<'c>)> = Vec::new();
@@ -1044,7 +1063,13 @@ impl<'c> Session<'c> {
             let iota = self.alloc(count * 8)?;
             self.launch(true, "pc_iota", *count, &[Arg::Buffer(&iota.buf), Arg::U64(*count)])?;
             let mut carry = self.carry(reduction)?;
-            let inner = Parents::Rows { count: *count, cap: *cap, columns, group: Some(&iota) };
+            let inner = Parents::Rows {
+                count: *count,
+                cap: *cap,
+                columns,
+                group: Some(&iota),
+                whole: None,
+            };
             let mut inner_sink = Sink::Segmented { result: &result, carry: &mut carry, reduction };
             self.level(nested.comp, 0, &inner, &mut inner_sink)?;
             results.push((nested.result, result));

@@ -37,7 +37,11 @@ inventory::collect!(ParFnEntry);
     message = "`{Self}` is not marked `#[par_fn]`",
     note = "mark the function `#[par_fn]` so that device code can call it"
 )]
-pub trait ParFn {}
+pub trait ParFn {
+    /// What `@gpu` comprehensions call, as `<f as ParFn>::required()`: a path that is not a
+    /// type (a function not marked `#[par_fn]`, a closure) is an error at the call.
+    fn required() {}
+}
 
 /// The `#[par_fn]` at `path`.
 pub(crate) fn find(path: &str) -> Option<&'static ParFnEntry> {

@@ -167,12 +167,14 @@ impl Analyzer<'_> {
         } else if !matches!(plan.terminal, Terminal::Collect) {
             Some((
                 "reduces the rows of a nested `par!`, which the device cannot hold",
-                "reduce the inner values directly, with the inner generators in the outer                  comprehension",
+                "reduce the inner values directly, with the inner generators in the outer \
+                 comprehension",
             ))
         } else if !whole || plan.nested.len() > 1 {
             Some((
                 "uses a nested `par!` inside its head, which the device cannot deliver",
-                "a nested `par!` runs on the device when it is the whole head,                  `par![par![..] | ..]`; compute the rest of the head in its own comprehension",
+                "a nested `par!` runs on the device when it is the whole head, \
+                 `par![par![..] | ..]`; compute the rest of the head in its own comprehension",
             ))
         } else {
             None

@@ -87,12 +87,27 @@ pub(super) fn emit(
         } else {
             quote! { require_elements }
         };
-        items.extend(quote_spanned! {span=> #rt::#require(&#root); });
+        // The checks take one identifier located at the user's tokens, so that a failed bound
+        // points at the generator or the head, not at the whole macro.
+        let root_ref = Ident::new("__parcomp_required_root", Span::mixed_site().located_at(span));
+        items.extend(quote! { let #root_ref = &#root; });
+        items.extend(quote_spanned! {span=> #rt::#require(#root_ref); });
         let head_span = compiled.plan.head.expr.span();
+        let run_ref =
+            Ident::new("__parcomp_required_run", Span::mixed_site().located_at(head_span));
+        items.extend(quote! { let #run_ref = &#run; });
         if compiled.plan.rows {
-            items.extend(quote_spanned! {head_span=> #rt::require_rows_output(&#run); });
+            items.extend(quote_spanned! {head_span=> #rt::require_rows_output(#run_ref); });
         } else {
-            items.extend(quote_spanned! {head_span=> #rt::require_output(&#run); });
+            items.extend(quote_spanned! {head_span=> #rt::require_output(#run_ref); });
+        }
+    }
+    if required {
+        // Only a `#[par_fn]` has a type of its name: for any other function the path names
+        // no type, an error at the call.
+        for path in &unit.par_fns {
+            let span = path.span();
+            items.extend(quote_spanned! {span=> <#path as #rt::ParFn>::required(); });
         }
     }
     let par_fns = Ident::new("__parcomp_par_fns", Span::mixed_site());
