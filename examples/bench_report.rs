@@ -213,6 +213,12 @@ fn fmt_bytes(b: usize) -> String {
 }
 
 fn main() {
+    // The table compares the CPU backends with hand-written CPU code: with a GPU feature on,
+    // the device is left to `gpu_report`.
+    parcomp::with_backend(parcomp::Backend::Rayon, report);
+}
+
+fn report() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let quick = args.iter().any(|a| a == "--quick");
     let reps: usize = args

@@ -328,6 +328,7 @@ pub fn skew_input(size: Size) -> Vec<u32> {
 }
 
 /// A cheap element: a hash of the row and the index.
+#[parcomp::par_fn]
 fn skew_element(row: u32, i: u32) -> u32 {
     (row ^ i).wrapping_mul(0x9E37_79B9)
 }
@@ -430,6 +431,7 @@ pub fn product_n(size: Size) -> u32 {
     }
 }
 
+#[parcomp::par_fn]
 fn keep(x: u32, y: u32) -> bool {
     (x ^ y).wrapping_mul(0x9E37_79B9) % 7 == 0
 }
@@ -468,12 +470,15 @@ pub fn euclid_m(size: Size) -> u64 {
     }
 }
 
-pub fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
+/// Euclid's algorithm as a loop (device code cannot recurse).
+#[parcomp::par_fn]
+pub fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        let r = a % b;
+        a = b;
+        b = r;
     }
+    a
 }
 
 /// The number of Pythagorean triples with `c <= m_max²`, from the primitive ones of

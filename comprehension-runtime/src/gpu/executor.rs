@@ -58,7 +58,7 @@ pub struct RunStats {
     pub programs_compiled: u32,
     /// Programs loaded from the disk cache for this run.
     pub programs_loaded: u32,
-    /// Time spent copying to and from the device.
+    /// Time spent copying to and from the device (not waiting for kernels).
     pub transfer: Duration,
     /// Bytes copied to the device.
     pub bytes_in: u64,
@@ -242,6 +242,9 @@ impl<'c> Session<'c> {
     }
 
     fn read(&mut self, mem: &Mem<'c>, offset: usize, out: &mut [u8]) -> Result<(), DeviceFailure> {
+        // A read waits for the kernels queued before it: wait for them first, so that the
+        // transfer time is the copy's alone (the queue is in order; this costs no extra wait).
+        self.device.finish().map_err(fatal)?;
         let start = Instant::now();
         self.device.read(&mem.buf, offset, out).map_err(fatal)?;
         self.stats.transfer += start.elapsed();

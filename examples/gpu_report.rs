@@ -1,0 +1,370 @@
+//! The device report: the `bench_report` workloads run by `par!` on the OpenCL device, against
+//! hand-written sequential and rayon code on the host's cores, interleaved in one process.
+//!
+//! ```text
+//! cargo run --release --example gpu_report --features opencl            # reduced sizes
+//! cargo run --release --example gpu_report --features opencl -- --full  # the README's sizes
+//! ```
+//!
+//! For each workload: the end-to-end median on the device (everything a caller waits for:
+//! program lookup, copies, kernels, reading back), the device run of its last run (from the
+//! first launch to the last result read: kernels and the copies between them) and the time of
+//! the copies alone, the first run's program build (compiled now, or loaded from the disk cache), the
+//! peak device memory, and the ratios against the host versions. Then the achieved bandwidth of
+//! the expand kernel (bytes written per second of kernel time) and of the reduction kernel
+//! (bytes read per second). On PoCL the "device" is this machine's CPU: the numbers describe an
+//! OpenCL CPU runtime, not a GPU, and the report says so.
+
+#[path = "support/lines.rs"]
+mod lines;
+#[path = "support/pythagorean.rs"]
+mod pythagorean;
+#[path = "support/sieve.rs"]
+mod sieve;
+#[path = "../benches/workloads/mod.rs"]
+mod workloads;
+
+use parcomp::{par_sum, trace, with_backend, Backend, RunStats};
+use std::fmt::Write as _;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::time::{Duration, Instant};
+use workloads::*;
+
+/// A fingerprint of a result: equal results, equal fingerprints (floats rounded).
+trait Fingerprint {
+    fn fingerprint(&self) -> u64;
+}
+
+impl<T: Hash> Fingerprint for Vec<T> {
+    fn fingerprint(&self) -> u64 {
+        let mut h = DefaultHasher::new();
+        self.hash(&mut h);
+        h.finish()
+    }
+}
+
+impl Fingerprint for u64 {
+    fn fingerprint(&self) -> u64 {
+        *self
+    }
+}
+
+struct Rounded(Vec<f64>);
+
+impl Fingerprint for Rounded {
+    fn fingerprint(&self) -> u64 {
+        let v: Vec<i64> = self.0.iter().map(|x| (x * 1e6).round() as i64).collect();
+        v.fingerprint()
+    }
+}
+
+/// What one workload measured.
+struct Row {
+    name: String,
+    size: String,
+    /// Where the `par!` version ran, and why not on the device when it did not.
+    placement: String,
+    device: Duration,
+    seq: Duration,
+    rayon: Duration,
+    first: Option<RunStats>,
+    first_time: Duration,
+    last: Option<RunStats>,
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+/// Runs the three versions `reps` times, interleaved, after one first run of the device
+/// version (which builds its programs), and checks that they agree.
+fn measure<T: Fingerprint>(
+    name: &str,
+    size: String,
+    reps: usize,
+    on_device: &dyn Fn() -> T,
+    seq: &dyn Fn() -> T,
+    rayon: &dyn Fn() -> T,
+) -> Row {
+    eprint!("{name} ({size}):");
+    let start = Instant::now();
+    let (first, runs) = trace::record(|| with_backend(Backend::OpenCl, on_device));
+    let first_time = start.elapsed();
+    let first_stats = parcomp::gpu_stats();
+    let placement = match runs.iter().find(|r| r.backend != Backend::OpenCl) {
+        None => "opencl".to_string(),
+        Some(run) => format!("{} ({})", run.backend, run.reason.clone().unwrap_or_default()),
+    };
+    let want = seq().fingerprint();
+    assert_eq!(first.fingerprint(), want, "{name}: the device differs from the sequential code");
+    assert_eq!(rayon().fingerprint(), want, "{name}: rayon differs from the sequential code");
+    let mut times = [Vec::new(), Vec::new(), Vec::new()];
+    let mut last = None;
+    for rep in 0..reps {
+        for k in 0..3 {
+            let v = (k + rep) % 3;
+            let start = Instant::now();
+            match v {
+                0 => {
+                    drop(std::hint::black_box(with_backend(Backend::OpenCl, on_device)));
+                    times[0].push(start.elapsed());
+                    last = parcomp::gpu_stats();
+                }
+                1 => {
+                    drop(std::hint::black_box(seq()));
+                    times[1].push(start.elapsed());
+                }
+                _ => {
+                    drop(std::hint::black_box(rayon()));
+                    times[2].push(start.elapsed());
+                }
+            }
+        }
+        eprint!(" {}", rep + 1);
+    }
+    eprintln!();
+    let [d, s, r] = times;
+    let on_device = placement == "opencl";
+    Row {
+        name: name.to_string(),
+        size,
+        placement,
+        device: median(d),
+        seq: median(s),
+        rayon: median(r),
+        first: if on_device { first_stats } else { None },
+        first_time,
+        last: if on_device { last } else { None },
+    }
+}
+
+fn fmt_time(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s >= 1.0 {
+        format!("{s:.2} s")
+    } else if s >= 1e-3 {
+        format!("{:.1} ms", s * 1e3)
+    } else {
+        format!("{:.0} µs", s * 1e6)
+    }
+}
+
+fn fmt_bytes(b: u64) -> String {
+    let b = b as f64;
+    if b >= 1e9 {
+        format!("{:.2} GB", b / 1e9)
+    } else if b >= 1e6 {
+        format!("{:.1} MB", b / 1e6)
+    } else if b >= 1e3 {
+        format!("{:.1} kB", b / 1e3)
+    } else {
+        format!("{b} B")
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let full = args.iter().any(|a| a == "--full");
+    let reps: usize = args
+        .iter()
+        .position(|a| a == "--reps")
+        .and_then(|i| args.get(i + 1))
+        .map(|n| n.parse().expect("--reps takes a number"))
+        .unwrap_or(5);
+    let report = parcomp::backend();
+    let Some(device) = report.device.clone() else {
+        eprintln!("gpu_report: no OpenCL device, nothing to measure: {report}");
+        if std::env::var_os("PARCOMP_REQUIRE_DEVICE").is_some() {
+            std::process::exit(1);
+        }
+        return;
+    };
+    let size = if full { Size::Full } else { Size::Reduced };
+    rayon::broadcast(|_| ());
+    let mut rows = Vec::new();
+
+    let n = pythagorean_n(size);
+    rows.push(measure(
+        "1 pythagorean triples",
+        format!("n = {n}"),
+        reps,
+        &|| pythagorean_par(n),
+        &|| pythagorean_seq(n),
+        &|| pythagorean_rayon(n),
+    ));
+    let input = lines_input(size);
+    rows.push(measure(
+        "2 points of lines",
+        format!("{} lines", input.len()),
+        reps,
+        &|| lines_par(&input),
+        &|| lines_seq(&input),
+        &|| lines_rayon(&input),
+    ));
+    let input = triangles_input(size);
+    rows.push(measure(
+        "3 filled triangles",
+        format!("{} triangles", input.len()),
+        reps,
+        &|| triangles_par(&input),
+        &|| triangles_seq(&input),
+        &|| triangles_rayon(&input),
+    ));
+    let n = sieve_n(size);
+    rows.push(measure(
+        "4 sieve",
+        format!("primes below {n}"),
+        reps,
+        &|| sieve_par(n),
+        &|| sieve_seq(n),
+        &|| sieve_rayon(n),
+    ));
+    let input = smvm_input(size);
+    rows.push(measure(
+        "5 sparse matrix × vector",
+        format!("{} rows, {} nonzeros", input.matrix.len(), input.matrix.values().len()),
+        reps,
+        &|| Rounded(smvm_par(&input)),
+        &|| Rounded(smvm_seq(&input)),
+        &|| Rounded(smvm_rayon(&input)),
+    ));
+    let input = skew_input(size);
+    let skew_elements: u64 = input.iter().map(|&l| l as u64).sum();
+    rows.push(measure(
+        "6 skewed expand",
+        format!("{} rows, {skew_elements} elements", input.len()),
+        reps,
+        &|| skew_par(&input),
+        &|| skew_seq(&input),
+        &|| skew_rayon(&input),
+    ));
+    let input = options_input(size);
+    rows.push(measure(
+        "7a Black-Scholes",
+        format!("{} options", input.len()),
+        reps,
+        &|| black_scholes_par(&input).iter().map(|&v| v.to_bits()).collect::<Vec<_>>(),
+        &|| black_scholes_seq(&input).iter().map(|&v| v.to_bits()).collect::<Vec<_>>(),
+        &|| black_scholes_rayon(&input).iter().map(|&v| v.to_bits()).collect::<Vec<_>>(),
+    ));
+    let n = product_n(size);
+    rows.push(measure(
+        "7b product with a filter",
+        format!("{n} × {n}"),
+        reps,
+        &|| product_par(n),
+        &|| product_seq(n),
+        &|| product_rayon(n),
+    ));
+    let m = euclid_m(size);
+    rows.push(measure(
+        "8 Euclid's triple count",
+        format!("m < {m}"),
+        reps,
+        &|| euclid_par(m),
+        &|| euclid_seq(m),
+        &|| euclid_rayon(m),
+    ));
+    // A flat reduction over a captured slice: the reduction kernel's read bandwidth.
+    let values: Vec<u64> =
+        (0..1u64 << 24).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40).collect();
+    rows.push(measure(
+        "9 sum of a slice",
+        format!("{} u64", values.len()),
+        reps,
+        &|| par_sum![v | v <- &values],
+        &|| values.iter().sum::<u64>(),
+        &|| {
+            use rayon::prelude::*;
+            values.par_iter().sum::<u64>()
+        },
+    ));
+
+    let mut out = String::new();
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let _ = writeln!(out, "Device: {device}.");
+    let _ = writeln!(
+        out,
+        "Host: {cores} cores, rayon with {} threads; medians of {reps} interleaved runs.",
+        rayon::current_num_threads()
+    );
+    if device.to_lowercase().contains("portable computing language") || device.contains("pthread") {
+        let _ = writeln!(
+            out,
+            "\nThis device is PoCL: OpenCL on this machine's CPU. The numbers describe an OpenCL \
+             CPU runtime sharing the host's cores, not a GPU; they show that every kernel runs, \
+             not how fast a GPU runs them."
+        );
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "| workload | size | ran on | end-to-end | device run | of it, copies | first run (build) | \
+         peak device memory | seq | rayon | device/seq | device/rayon |"
+    );
+    let _ = writeln!(out, "|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|");
+    for row in &rows {
+        let (kernel, transfer, peak) = match &row.last {
+            Some(s) => (fmt_time(s.run), fmt_time(s.transfer), fmt_bytes(s.peak_memory)),
+            None => ("–".into(), "–".into(), "–".into()),
+        };
+        let first = match &row.first {
+            Some(s) => format!(
+                "{} ({} compiled, {} from cache: {})",
+                fmt_time(row.first_time),
+                s.programs_compiled,
+                s.programs_loaded,
+                fmt_time(s.compile)
+            ),
+            None => fmt_time(row.first_time),
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2} | {:.2} |",
+            row.name,
+            row.size,
+            row.placement,
+            fmt_time(row.device),
+            kernel,
+            transfer,
+            first,
+            peak,
+            fmt_time(row.seq),
+            fmt_time(row.rayon),
+            row.device.as_secs_f64() / row.seq.as_secs_f64(),
+            row.device.as_secs_f64() / row.rayon.as_secs_f64(),
+        );
+    }
+    let _ = writeln!(out);
+    let bandwidth = |bytes: u64, time: Duration| {
+        format!("{:.2} GB/s", bytes as f64 / time.as_secs_f64().max(1e-9) / 1e9)
+    };
+    if let Some(stats) =
+        rows.iter().find(|r| r.name.starts_with("6 ")).and_then(|r| r.last.as_ref())
+    {
+        let _ = writeln!(
+            out,
+            "Expand (6): {} elements of 4 bytes written in a device run of {}: {}, {} read back.",
+            skew_elements,
+            fmt_time(stats.run),
+            bandwidth(skew_elements * 4, stats.run),
+            fmt_bytes(stats.bytes_out)
+        );
+    }
+    if let Some(stats) =
+        rows.iter().find(|r| r.name.starts_with("9 ")).and_then(|r| r.last.as_ref())
+    {
+        let bytes = values.len() as u64 * 8;
+        let _ = writeln!(
+            out,
+            "Reduction (9): {} read in a device run of {}: {}; {} copied in, {} launches.",
+            fmt_bytes(bytes),
+            fmt_time(stats.run),
+            bandwidth(bytes, stats.run),
+            fmt_bytes(stats.bytes_in),
+            stats.launches
+        );
+    }
+    print!("{out}");
+}
