@@ -10,7 +10,11 @@
 //! - (c) the points of 6 lines (comprehension paper, section 5), drawn as text;
 //! - (d) a sparse matrix × vector product (CSR) as a nested comprehension;
 //! - (e) primes below 1,000,000 by the flattened sieve (flattening-by-expansion paper);
-//! - (f) what a comprehension is compiled into, from `par_explain!`.
+//! - (f) what a comprehension is compiled into, from `par_explain!`;
+//! - (g) the kernel source generated for it, `par_kernel!`, and a run on the OpenCL device
+//!   (PoCL runs it on the CPU), with where each comprehension ran.
+//!
+//! (a) to (f) run on rayon, whatever devices there are: their times compare with plain loops.
 
 #[path = "support/lines.rs"]
 mod lines;
@@ -22,7 +26,7 @@ mod sieve;
 mod timing;
 
 use lines::{get_point_in_line, points_in_line};
-use parcomp::{par, par_explain, par_sum, Backend, Jagged};
+use parcomp::{par, par_explain, par_kernel, par_sum, trace, with_backend, Backend, Jagged};
 use std::time::Instant;
 use timing::{abbreviate, fmt_duration, median_time};
 
@@ -44,12 +48,15 @@ fn main() {
     let threads = rayon::current_num_threads();
     println!("parcomp tour — comprehensions run on rayon, {threads} threads\n");
 
-    expand_example();
-    pythagorean_example();
-    lines_example();
-    smvm_example();
-    sieve_example();
-    explain_example();
+    with_backend(Backend::Rayon, || {
+        expand_example();
+        pythagorean_example();
+        lines_example();
+        smvm_example();
+        sieve_example();
+        explain_example();
+    });
+    device_example();
     backends_agree();
 }
 
@@ -180,6 +187,43 @@ fn explain_example() {
     for line in plan.lines() {
         println!("  {line}");
     }
+    println!();
+}
+
+/// (g) The kernels generated for a comprehension, and the comprehension run on the device.
+fn device_example() {
+    heading("(g) on a device: par_kernel![...] and where it ran");
+    let source =
+        par_kernel![(x, y, z) | x <- 1..n, y <- x..n, z <- y..x + y, z < n, x * x + y * y == z * z];
+    let kernels = source.matches("PC_KERNEL void").count();
+    println!(
+        "  {kernels} kernels, {} lines of C; the last level's, which runs the filters:",
+        source.lines().count()
+    );
+    let last = source.rfind("/* `z <- y..x + y`").unwrap_or(0);
+    for line in source[last..].lines().take_while(|l| !l.is_empty()) {
+        println!("    {line}");
+    }
+    let report = parcomp::backend();
+    println!("  {report}");
+    if report.device.is_none() {
+        println!("  (no OpenCL device here: install PoCL, `apt-get install pocl-opencl-icd`)\n");
+        return;
+    }
+    let start = Instant::now();
+    let (on_device, runs) =
+        trace::record(|| with_backend(Backend::OpenCl, || pythagorean::by_comprehension(300)));
+    let t = start.elapsed();
+    for run in &runs {
+        println!("  ran: {run}");
+    }
+    assert_eq!(on_device, with_backend(Backend::Sequential, || pythagorean::by_comprehension(300)));
+    println!(
+        "  = {} triples with n = 300, the same as on the CPU ({}, including the program build or \
+         its load from the disk cache)",
+        on_device.len(),
+        fmt_duration(t)
+    );
     println!();
 }
 
