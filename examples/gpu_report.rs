@@ -184,6 +184,18 @@ fn main() {
     rayon::broadcast(|_| ());
     let mut rows = Vec::new();
 
+    // What a device run costs whatever its size: launches, copies, reading back.
+    rows.push(measure(
+        "0 ten elements",
+        "10".into(),
+        reps,
+        &|| parcomp::par![x * 3 | x <- 0..10u32],
+        &|| (0..10u32).map(|x| x * 3).collect::<Vec<_>>(),
+        &|| {
+            use rayon::prelude::*;
+            (0..10u32).into_par_iter().map(|x| x * 3).collect::<Vec<_>>()
+        },
+    ));
     let n = pythagorean_n(size);
     rows.push(measure(
         "1 pythagorean triples",
