@@ -525,55 +525,10 @@ impl<'c> Session<'c> {
         let (positions, kept) = self.scan(flags, count)?;
         let mut out = Vec::with_capacity(columns.len());
         for (var, column) in columns {
-            let class = self.plan.vars[var as usize];
-            let tight = self.column(class, kept)?;
-            for (k, leaf) in column.layout.leaves.iter().enumerate() {
-                let kernel = [
-                    "pc_compact_1",
-                    "pc_compact_2",
-                    "",
-                    "pc_compact_4",
-                    "",
-                    "",
-                    "",
-                    "pc_compact_8",
-                ][leaf.size() - 1];
-                self.launch(
-                    true,
-                    kernel,
-                    count,
-                    &[
-                        Arg::U64(count),
-                        Arg::Buffer(&flags.buf),
-                        Arg::Buffer(&positions.buf),
-                        Arg::Buffer(&column.mem.buf),
-                        Arg::U64(column.layout.offsets[k] as u64),
-                        Arg::Buffer(&tight.mem.buf),
-                        Arg::U64(tight.layout.offsets[k] as u64),
-                    ],
-                )?;
-            }
-            out.push((var, tight));
+            out.push((var, self.compact_column(flags, &positions, count, column, kept)?));
         }
         let group = match group {
-            Some(g) => {
-                let tight = self.alloc(kept * 8)?;
-                self.launch(
-                    true,
-                    "pc_compact_8",
-                    count,
-                    &[
-                        Arg::U64(count),
-                        Arg::Buffer(&flags.buf),
-                        Arg::Buffer(&positions.buf),
-                        Arg::Buffer(&g.buf),
-                        Arg::U64(0),
-                        Arg::Buffer(&tight.buf),
-                        Arg::U64(0),
-                    ],
-                )?;
-                Some(tight)
-            }
+            Some(g) => Some(self.compact_group(flags, &positions, count, &g, kept)?),
             None => None,
         };
         Ok((kept, out, group))
