@@ -61,6 +61,35 @@ PC_FN void PC_R_(_seg)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps, pc_b
   *f1 = (pc_bool)(*f1 | f2);
 }
 
+/* The work-group's inclusive segmented scan, in order: work-item t's (f, v) goes to
+ * (flags[t], scratch[t]), then each element combines with the one s to its left for s = 1, 2,
+ * 4, ...; afterwards (flags[t], scratch[t]) is the inclusive prefix up to t. Every work-item of
+ * the group calls it (it has barriers). */
+PC_FN void PC_R_(_segscan)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps,
+                           PC_LOCAL_PTR(pc_bool) flags, PC_LOCAL_PTR(PC_R_T) scratch,
+                           pc_bool f, PC_R_T v) {
+  pc_u32 t = PC_LOCAL_ID();
+  scratch[t] = v;
+  flags[t] = f;
+  PC_BARRIER();
+  for (pc_u32 s = 1; s < PC_WG; s <<= 1) {
+    pc_bool fl = 0;
+    PC_R_T vl = PC_R_(_identity)(pc_fault, pc_caps);
+    int has = t >= s;
+    if (has) {
+      fl = flags[t - s];
+      vl = scratch[t - s];
+    }
+    PC_BARRIER();
+    if (has) {
+      PC_R_(_seg)(pc_fault, pc_caps, &fl, &vl, flags[t], scratch[t]);
+      flags[t] = fl;
+      scratch[t] = vl;
+    }
+    PC_BARRIER();
+  }
+}
+
 /* Whether position j starts a group: a group other than the previous position's (for j = 0,
  * the carry's). */
 #define PC_R_FLAG(j) \
@@ -122,25 +151,7 @@ PC_KERNEL void PC_R_(_segcarries)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc
       v = PC_LOAD(PC_RED_C)(agg_vals, agg_cap, i);
     }
     /* Inclusive scan of this block, in order: element t combines with t - s (its left). */
-    scratch[t] = v;
-    flags[t] = f;
-    PC_BARRIER();
-    for (pc_u32 s = 1; s < PC_WG; s <<= 1) {
-      pc_bool fl = 0;
-      PC_R_T vl = PC_R_(_identity)(pc_fault, pc_caps);
-      int has = t >= s;
-      if (has) {
-        fl = flags[t - s];
-        vl = scratch[t - s];
-      }
-      PC_BARRIER();
-      if (has) {
-        PC_R_(_seg)(pc_fault, pc_caps, &fl, &vl, flags[t], scratch[t]);
-        flags[t] = fl;
-        scratch[t] = vl;
-      }
-      PC_BARRIER();
-    }
+    PC_R_(_segscan)(pc_fault, pc_caps, flags, scratch, f, v);
     /* Exclusive prefix of element t: the carry, then the inclusive prefix of t - 1. */
     pc_bool ef = carry_f;
     PC_R_T ev = carry_v;
@@ -179,25 +190,7 @@ PC_KERNEL void PC_R_(_segapply)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_c
     pc_u64 j = first + k;
     if (j < n) PC_R_(_seg)(pc_fault, pc_caps, &f, &v, PC_R_FLAG(j), PC_LOAD(PC_RED_C)(vals, vals_cap, j));
   }
-  scratch[t] = v;
-  flags[t] = f;
-  PC_BARRIER();
-  for (pc_u32 s = 1; s < PC_WG; s <<= 1) {
-    pc_bool fl = 0;
-    PC_R_T vl = PC_R_(_identity)(pc_fault, pc_caps);
-    int has = t >= s;
-    if (has) {
-      fl = flags[t - s];
-      vl = scratch[t - s];
-    }
-    PC_BARRIER();
-    if (has) {
-      PC_R_(_seg)(pc_fault, pc_caps, &fl, &vl, flags[t], scratch[t]);
-      flags[t] = fl;
-      scratch[t] = vl;
-    }
-    PC_BARRIER();
-  }
+  PC_R_(_segscan)(pc_fault, pc_caps, flags, scratch, f, v);
   pc_bool rf = (pc_bool)agg_flags[g];
   PC_R_T rv = PC_LOAD(PC_RED_C)(agg_vals, agg_cap, g);
   if (t > 0) PC_R_(_seg)(pc_fault, pc_caps, &rf, &rv, flags[t - 1], scratch[t - 1]);
