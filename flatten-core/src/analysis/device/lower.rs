@@ -10,8 +10,8 @@ use super::{not_device, DeviceCtx};
 use crate::analysis::generator::strip;
 use crate::analysis::scope::Scope;
 use crate::plan::device::{
-    ArmPattern, BinOp, CaptureKind, Class, Constraint, DArm, DExpr, DKind, DPat, DStmt, Literal,
-    LocalId, Method, NotDevice, Prim, UnOp,
+    ArmPattern, BinOp, CaptureId, CaptureKind, Class, Constraint, DArm, DExpr, DKind, DPat, DStmt,
+    FaultSite, Literal, LocalId, Method, NotDevice, Prim, UnOp,
 };
 use crate::plan::Var;
 use crate::text::text;
@@ -1180,15 +1180,25 @@ impl<'a> Lower<'a> {
         }
     }
 
+    /// What indexing an element of `capture` needs: the index as a `usize`, the element's class
+    /// and the bounds check's fault site.
+    fn element_at(
+        &mut self,
+        index: &syn::ExprIndex,
+        capture: CaptureId,
+    ) -> Result<(DExpr, Class, FaultSite), NotDevice> {
+        let i = self.expr(&index.index)?;
+        let usize_class = self.ctx.prim(Prim::U64);
+        self.ctx.same(i.class, usize_class);
+        let class = self.ctx.class();
+        self.ctx.constrain(Constraint::Element(class, capture));
+        Ok((i, class, self.ctx.fault(text(index))))
+    }
+
     fn index(&mut self, index: &syn::ExprIndex) -> Lowered {
         if let Some((var, capture)) = self.row_variable(&index.expr) {
             let row = DExpr { kind: DKind::Var(var), class: self.vars[var.0 as usize].class };
-            let i = self.expr(&index.index)?;
-            let usize_class = self.ctx.prim(Prim::U64);
-            self.ctx.same(i.class, usize_class);
-            let class = self.ctx.class();
-            self.ctx.constrain(Constraint::Element(class, capture));
-            let site = self.ctx.fault(text(index));
+            let (i, class, site) = self.element_at(index, capture)?;
             return Ok(DExpr {
                 kind: DKind::RowIndex(capture, Box::new(row), Box::new(i), site),
                 class,
@@ -1199,12 +1209,7 @@ impl<'a> Lower<'a> {
             && is_place(&index.expr)
         {
             let capture = self.ctx.capture(strip_ref(&index.expr), CaptureKind::Slice);
-            let i = self.expr(&index.index)?;
-            let usize_class = self.ctx.prim(Prim::U64);
-            self.ctx.same(i.class, usize_class);
-            let class = self.ctx.class();
-            self.ctx.constrain(Constraint::Element(class, capture));
-            let site = self.ctx.fault(text(index));
+            let (i, class, site) = self.element_at(index, capture)?;
             return Ok(DExpr { kind: DKind::Index(capture, Box::new(i), site), class });
         }
         Err(not_device(

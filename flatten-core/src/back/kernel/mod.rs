@@ -21,7 +21,7 @@ pub mod ops;
 pub mod types;
 mod writer;
 
-use crate::plan::device::{Class, DExpr, PlanExpr, VarId};
+use crate::plan::device::{Class, DExpr, DGenerator, PlanExpr, VarId};
 use crate::plan::{Compiled, Plan, Slot, Step, StepKind, Terminal};
 use std::collections::BTreeSet;
 use types::{class, ty};
@@ -163,6 +163,14 @@ struct LevelSteps<'p> {
     after: Vec<&'p Step>,
     /// Slots bound once the level's qualifiers have run.
     slots_after: usize,
+}
+
+impl<'p> LevelSteps<'p> {
+    /// The device form of the level's generator (the writer only runs on plans the device can
+    /// run, where every generator has one).
+    fn device_generator(&self) -> &'p DGenerator {
+        self.generator.device.as_ref().and_then(|d| d.as_ref().ok()).expect("a device generator")
+    }
 }
 
 /// How the last level (or the head kernel) delivers the head.
@@ -498,12 +506,7 @@ impl KernelWriter<'_> {
         let mut inner = body.nested();
         self.load_inputs(inputs, "pc_t", &mut inner);
         self.qualifiers(plan, &level.before, &mut inner);
-        let generator = level
-            .generator
-            .device
-            .as_ref()
-            .and_then(|d| d.as_ref().ok())
-            .expect("a device generator");
+        let generator = level.device_generator();
         let size = self.ew.source_size(&generator.source, &mut inner);
         inner.line(format!("pc_size = {size};"));
         body.append(inner);
@@ -575,12 +578,7 @@ impl KernelWriter<'_> {
             self.load_inputs(inputs, "pc_p", &mut inner);
         }
         self.qualifiers(plan, &level.before, &mut inner);
-        let generator = level
-            .generator
-            .device
-            .as_ref()
-            .and_then(|d| d.as_ref().ok())
-            .expect("a device generator");
+        let generator = level.device_generator();
         let element = self.ew.generator_element(generator, "pc_i", self.root_range, &mut inner);
         self.bind_slot(&plan.slots[level.generator.context], &element, generator.class, &mut inner);
         self.qualifiers(plan, &level.after, &mut inner);
