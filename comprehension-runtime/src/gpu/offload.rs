@@ -509,110 +509,73 @@ pub mod probe {
         }
     }
 
-    /// A captured collection on the device.
-    pub trait SliceOnDevice<'a, T: ?Sized> {
-        /// The collection, for the device.
-        fn capture_slice(&self, value: &'a T) -> Observed<'a>;
-    }
-    impl<'a, T: DynSlice + 'a> SliceOnDevice<'a, T> for &Probe<T> {
-        fn capture_slice(&self, value: &'a T) -> Observed<'a> {
-            Ok(HostData::Slice(value))
-        }
-    }
-    /// A captured collection that cannot be on the device.
-    pub trait SliceOnHost<'a, T: ?Sized> {
-        /// Why the collection cannot be on the device.
-        fn capture_slice(&self, value: &'a T) -> Observed<'a>;
-    }
-    impl<'a, T: ?Sized> SliceOnHost<'a, T> for Probe<T> {
-        fn capture_slice(&self, _: &'a T) -> Observed<'a> {
-            Err(unrepresentable::<T>())
-        }
-    }
-
-    /// A captured array of rows on the device.
-    pub trait JaggedOnDevice<'a, T: ?Sized> {
-        /// The rows, for the device.
-        fn capture_jagged(&self, value: &'a T) -> Observed<'a>;
-    }
-    impl<'a, T: DynJagged + 'a> JaggedOnDevice<'a, T> for &Probe<T> {
-        fn capture_jagged(&self, value: &'a T) -> Observed<'a> {
-            Ok(HostData::Jagged(value))
-        }
-    }
-    /// A captured array of rows that cannot be on the device.
-    pub trait JaggedOnHost<'a, T: ?Sized> {
-        /// Why the rows cannot be on the device.
-        fn capture_jagged(&self, value: &'a T) -> Observed<'a>;
-    }
-    impl<'a, T: ?Sized> JaggedOnHost<'a, T> for Probe<T> {
-        fn capture_jagged(&self, _: &'a T) -> Observed<'a> {
-            Err(unrepresentable::<T>())
-        }
+    /// A question with its two answers: `$device`, for `&Probe<T>` when `T: $bound`, hands the
+    /// value over as `HostData::$data`; `$host`, for any `Probe<T>`, says why it cannot be on
+    /// the device.
+    macro_rules! question {
+        (
+            $(#[$device_doc:meta])* $device:ident: $bound:ident => $data:ident,
+            $(#[$host_doc:meta])* $host:ident,
+            $method:ident
+        ) => {
+            $(#[$device_doc])*
+            pub trait $device<'a, T: ?Sized> {
+                /// The value, for the device.
+                fn $method(&self, value: &'a T) -> Observed<'a>;
+            }
+            impl<'a, T: $bound + 'a> $device<'a, T> for &Probe<T> {
+                fn $method(&self, value: &'a T) -> Observed<'a> {
+                    Ok(HostData::$data(value))
+                }
+            }
+            $(#[$host_doc])*
+            pub trait $host<'a, T: ?Sized> {
+                /// Why the value cannot be on the device.
+                fn $method(&self, value: &'a T) -> Observed<'a>;
+            }
+            impl<'a, T: ?Sized> $host<'a, T> for Probe<T> {
+                fn $method(&self, _: &'a T) -> Observed<'a> {
+                    Err(unrepresentable::<T>())
+                }
+            }
+        };
     }
 
-    /// The first generator, an integer range, computed on the device.
-    pub trait RangeOnDevice<'a, T: ?Sized> {
-        /// The range, for the device.
-        fn root_range(&self, value: &'a T) -> Observed<'a>;
+    question! {
+        /// A captured collection on the device.
+        SliceOnDevice: DynSlice => Slice,
+        /// A captured collection that cannot be on the device.
+        SliceOnHost,
+        capture_slice
     }
-    impl<'a, T: DynRange + 'a> RangeOnDevice<'a, T> for &Probe<T> {
-        fn root_range(&self, value: &'a T) -> Observed<'a> {
-            Ok(HostData::Range(value))
-        }
+    question! {
+        /// A captured array of rows on the device.
+        JaggedOnDevice: DynJagged => Jagged,
+        /// A captured array of rows that cannot be on the device.
+        JaggedOnHost,
+        capture_jagged
     }
-    /// A first generator that is not an integer range of a device type.
-    pub trait RangeOnHost<'a, T: ?Sized> {
-        /// Why the range cannot be on the device.
-        fn root_range(&self, value: &'a T) -> Observed<'a>;
+    question! {
+        /// The first generator, an integer range, computed on the device.
+        RangeOnDevice: DynRange => Range,
+        /// A first generator that is not an integer range of a device type.
+        RangeOnHost,
+        root_range
     }
-    impl<'a, T: ?Sized> RangeOnHost<'a, T> for Probe<T> {
-        fn root_range(&self, _: &'a T) -> Observed<'a> {
-            Err(unrepresentable::<T>())
-        }
+    question! {
+        /// The first generator's rows, when its variable holds a row that a later generator
+        /// reads (`row <- &m, v <- row`): the device runs over the row indices.
+        RowsOnDevice: DynJagged => Jagged,
+        /// A first generator whose rows cannot be on the device.
+        RowsOnHost,
+        root_rows
     }
-
-    /// The first generator's rows, when its variable holds a row that a later generator reads
-    /// (`row <- &m, v <- row`): the device runs over the row indices.
-    pub trait RowsOnDevice<'a, T: ?Sized> {
-        /// The array of rows, for the device.
-        fn root_rows(&self, value: &'a T) -> Observed<'a>;
-    }
-    impl<'a, T: DynJagged + 'a> RowsOnDevice<'a, T> for &Probe<T> {
-        fn root_rows(&self, value: &'a T) -> Observed<'a> {
-            Ok(HostData::Jagged(value))
-        }
-    }
-    /// A first generator whose rows cannot be on the device.
-    pub trait RowsOnHost<'a, T: ?Sized> {
-        /// Why the rows cannot be on the device.
-        fn root_rows(&self, value: &'a T) -> Observed<'a>;
-    }
-    impl<'a, T: ?Sized> RowsOnHost<'a, T> for Probe<T> {
-        fn root_rows(&self, _: &'a T) -> Observed<'a> {
-            Err(unrepresentable::<T>())
-        }
-    }
-
-    /// The first generator, any source of device values: its elements are copied.
-    pub trait ElementsOnDevice<'a, T: ?Sized> {
-        /// The elements, for the device.
-        fn root_elements(&self, value: &'a T) -> Observed<'a>;
-    }
-    impl<'a, T: DynElements + 'a> ElementsOnDevice<'a, T> for &Probe<T> {
-        fn root_elements(&self, value: &'a T) -> Observed<'a> {
-            Ok(HostData::Elements(value))
-        }
-    }
-    /// A first generator whose elements cannot be on the device.
-    pub trait ElementsOnHost<'a, T: ?Sized> {
-        /// Why the elements cannot be on the device.
-        fn root_elements(&self, value: &'a T) -> Observed<'a>;
-    }
-    impl<'a, T: ?Sized> ElementsOnHost<'a, T> for Probe<T> {
-        fn root_elements(&self, _: &'a T) -> Observed<'a> {
-            Err(unrepresentable::<T>())
-        }
+    question! {
+        /// The first generator, any source of device values: its elements are copied.
+        ElementsOnDevice: DynElements => Elements,
+        /// A first generator whose elements cannot be on the device.
+        ElementsOnHost,
+        root_elements
     }
 
     /// The elements of a comprehension, when they are rows of device values (asked as
