@@ -20,6 +20,8 @@ mod lines;
 mod pythagorean;
 #[path = "support/sieve.rs"]
 mod sieve;
+#[path = "support/timing.rs"]
+mod timing;
 #[path = "../benches/workloads/mod.rs"]
 mod workloads;
 
@@ -28,6 +30,7 @@ use std::fmt::Write as _;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+use timing::fmt_bytes;
 use workloads::*;
 
 /// Counts the bytes allocated and the most ever live at once.
@@ -199,19 +202,6 @@ fn fmt_time(d: Duration) -> String {
     }
 }
 
-fn fmt_bytes(b: usize) -> String {
-    let b = b as f64;
-    if b >= 1e9 {
-        format!("{:.2} GB", b / 1e9)
-    } else if b >= 1e6 {
-        format!("{:.1} MB", b / 1e6)
-    } else if b >= 1e3 {
-        format!("{:.1} kB", b / 1e3)
-    } else {
-        format!("{b} B")
-    }
-}
-
 fn main() {
     // The table compares the CPU backends with hand-written CPU code: with a GPU feature on,
     // the device is left to `gpu_report`.
@@ -374,17 +364,17 @@ fn report() {
                 ratio(row.runs[0].1),
                 ratio(row.runs[1].1),
                 ratio(row.runs[2].1),
-                fmt_bytes(row.output_bytes),
-                fmt_bytes(row.input_bytes)
+                fmt_bytes(row.output_bytes as u64),
+                fmt_bytes(row.input_bytes as u64)
             )
         } else {
-            let beyond = |peak: usize| fmt_bytes(peak.saturating_sub(row.output_bytes));
+            let beyond = |peak: usize| fmt_bytes(peak.saturating_sub(row.output_bytes) as u64);
             format!(
                 "+{} / +{} / +{} (output {})",
                 beyond(row.runs[0].1),
                 beyond(row.runs[1].1),
                 beyond(row.runs[2].1),
-                fmt_bytes(row.output_bytes)
+                fmt_bytes(row.output_bytes as u64)
             )
         };
         let _ = writeln!(

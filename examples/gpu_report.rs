@@ -21,6 +21,8 @@ mod lines;
 mod pythagorean;
 #[path = "support/sieve.rs"]
 mod sieve;
+#[path = "support/timing.rs"]
+mod timing;
 #[path = "../benches/workloads/mod.rs"]
 mod workloads;
 
@@ -28,6 +30,7 @@ use parcomp::{par_sum, trace, with_backend, Backend, RunStats};
 use std::fmt::Write as _;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::time::{Duration, Instant};
+use timing::{fmt_bytes, fmt_duration};
 use workloads::*;
 
 /// A fingerprint of a result: equal results, equal fingerprints (floats rounded).
@@ -99,26 +102,19 @@ fn measure<T: Fingerprint>(
     let want = seq().fingerprint();
     assert_eq!(first.fingerprint(), want, "{name}: the device differs from the sequential code");
     assert_eq!(rayon().fingerprint(), want, "{name}: rayon differs from the sequential code");
+    let device = || with_backend(Backend::OpenCl, on_device);
+    let versions: [&dyn Fn() -> T; 3] = [&device, seq, rayon];
     let mut times = [Vec::new(), Vec::new(), Vec::new()];
     let mut last = None;
     for rep in 0..reps {
         for k in 0..3 {
+            // Rotate the order every repetition.
             let v = (k + rep) % 3;
             let start = Instant::now();
-            match v {
-                0 => {
-                    drop(std::hint::black_box(with_backend(Backend::OpenCl, on_device)));
-                    times[0].push(start.elapsed());
-                    last = parcomp::gpu_stats();
-                }
-                1 => {
-                    drop(std::hint::black_box(seq()));
-                    times[1].push(start.elapsed());
-                }
-                _ => {
-                    drop(std::hint::black_box(rayon()));
-                    times[2].push(start.elapsed());
-                }
+            drop(std::hint::black_box(versions[v]()));
+            times[v].push(start.elapsed());
+            if v == 0 {
+                last = parcomp::gpu_stats();
             }
         }
         eprint!(" {}", rep + 1);
@@ -136,30 +132,6 @@ fn measure<T: Fingerprint>(
         first: if on_device { first_stats } else { None },
         first_time,
         last: if on_device { last } else { None },
-    }
-}
-
-fn fmt_time(d: Duration) -> String {
-    let s = d.as_secs_f64();
-    if s >= 1.0 {
-        format!("{s:.2} s")
-    } else if s >= 1e-3 {
-        format!("{:.1} ms", s * 1e3)
-    } else {
-        format!("{:.0} µs", s * 1e6)
-    }
-}
-
-fn fmt_bytes(b: u64) -> String {
-    let b = b as f64;
-    if b >= 1e9 {
-        format!("{:.2} GB", b / 1e9)
-    } else if b >= 1e6 {
-        format!("{:.1} MB", b / 1e6)
-    } else if b >= 1e3 {
-        format!("{:.1} kB", b / 1e3)
-    } else {
-        format!("{b} B")
     }
 }
 
@@ -318,18 +290,18 @@ fn main() {
     let _ = writeln!(out, "|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|");
     for row in &rows {
         let (kernel, transfer, peak) = match &row.last {
-            Some(s) => (fmt_time(s.run), fmt_time(s.transfer), fmt_bytes(s.peak_memory)),
+            Some(s) => (fmt_duration(s.run), fmt_duration(s.transfer), fmt_bytes(s.peak_memory)),
             None => ("–".into(), "–".into(), "–".into()),
         };
         let first = match &row.first {
             Some(s) => format!(
                 "{} ({} compiled, {} from cache: {})",
-                fmt_time(row.first_time),
+                fmt_duration(row.first_time),
                 s.programs_compiled,
                 s.programs_loaded,
-                fmt_time(s.compile)
+                fmt_duration(s.compile)
             ),
-            None => fmt_time(row.first_time),
+            None => fmt_duration(row.first_time),
         };
         let _ = writeln!(
             out,
@@ -337,13 +309,13 @@ fn main() {
             row.name,
             row.size,
             row.placement,
-            fmt_time(row.device),
+            fmt_duration(row.device),
             kernel,
             transfer,
             first,
             peak,
-            fmt_time(row.seq),
-            fmt_time(row.rayon),
+            fmt_duration(row.seq),
+            fmt_duration(row.rayon),
             row.device.as_secs_f64() / row.seq.as_secs_f64(),
             row.device.as_secs_f64() / row.rayon.as_secs_f64(),
         );
@@ -359,7 +331,7 @@ fn main() {
             out,
             "Expand (6): {} elements of 4 bytes written in a device run of {}: {}, {} read back.",
             skew_elements,
-            fmt_time(stats.run),
+            fmt_duration(stats.run),
             bandwidth(skew_elements * 4, stats.run),
             fmt_bytes(stats.bytes_out)
         );
@@ -372,7 +344,7 @@ fn main() {
             out,
             "Reduction (9): {} read in a device run of {}: {}; {} copied in, {} launches.",
             fmt_bytes(bytes),
-            fmt_time(stats.run),
+            fmt_duration(stats.run),
             bandwidth(bytes, stats.run),
             fmt_bytes(stats.bytes_in),
             stats.launches

@@ -1,5 +1,5 @@
-//! Small helpers the examples share: timing by the median of several runs, and printing long
-//! vectors abbreviated.
+//! Small helpers the examples share: timing by the median of several runs, printing durations,
+//! byte counts and long vectors abbreviated.
 #![allow(dead_code)]
 
 use std::fmt::Debug;
@@ -32,6 +32,20 @@ pub fn fmt_duration(d: Duration) -> String {
         format!("{:.1} ms", secs * 1e3)
     } else {
         format!("{:.0} µs", secs * 1e6)
+    }
+}
+
+/// A byte count with a decimal unit: `176 B`, `24.1 kB`, `156.2 MB`, `1.20 GB`.
+pub fn fmt_bytes(b: u64) -> String {
+    let b = b as f64;
+    if b >= 1e9 {
+        format!("{:.2} GB", b / 1e9)
+    } else if b >= 1e6 {
+        format!("{:.1} MB", b / 1e6)
+    } else if b >= 1e3 {
+        format!("{:.1} kB", b / 1e3)
+    } else {
+        format!("{b} B")
     }
 }
 
