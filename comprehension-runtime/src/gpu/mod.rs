@@ -122,12 +122,10 @@ fn run<T>(
 ) -> Result<(), DeviceFailure> {
     let cannot = |message: String| DeviceFailure { message, fatal: false };
     let parts = offload.parts().ok_or_else(|| cannot("it has no device half".into()))?;
-    let (units, called) = resolve_par_fns(parts.par_fns).map_err(cannot)?;
     if !cfg!(all(target_pointer_width = "64", target_endian = "little")) {
         return Err(cannot("the device path needs a 64-bit little-endian host".into()));
     }
     let device = device_of(backend)?;
-    let info = device.info();
     let captures: Vec<offload::HostData<'_>> = parts
         .captures
         .iter()
@@ -150,15 +148,94 @@ fn run<T>(
         offload::HostData::Jagged(_) => types::TypeDesc::Prim(types::Prim::U64),
         _ => return Err(cannot("its first generator is not a range or a source".into())),
     };
+    // One run on the device at a time: the queue is shared, and the device's memory too.
+    static RUNS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = RUNS.lock().unwrap_or_else(|p| p.into_inner());
+    let compile_start = std::time::Instant::now();
+    let key = PreparedKey {
+        plan: std::ptr::from_ref(parts.plan) as usize,
+        device: std::ptr::from_ref(device).cast::<()>() as usize,
+        captures: capture_types,
+        root: root_type,
+        output: parts.output.desc(),
+    };
+    let (prepared, origins) = prepared(device, parts.plan, parts.par_fns, key)?;
+    let compile = compile_start.elapsed();
+    let live = std::cell::Cell::new(0);
+    let mut session = executor::Session::new(
+        device,
+        prepared.program.clone(),
+        prepared.generic.clone(),
+        parts.plan,
+        site,
+        prepared.types.clone(),
+        prepared.faults.clone(),
+        backend.name(),
+        &live,
+    );
+    session.stats.compile = compile;
+    for origin in origins {
+        match origin {
+            program::Origin::Compiled => session.stats.programs_compiled += 1,
+            program::Origin::Disk => session.stats.programs_loaded += 1,
+            program::Origin::Memory => {}
+        }
+    }
+    session.upload(&captures, parts.root)?;
+    let result = session.run(sink);
+    let stats = session.stats.clone();
+    LAST_STATS.with(|s| *s.borrow_mut() = Some(stats));
+    result
+}
+
+/// What decides a comprehension's programs: the plan, the device, and the types observed at
+/// the call site.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct PreparedKey {
+    plan: usize,
+    device: usize,
+    captures: Vec<types::TypeDesc>,
+    root: types::TypeDesc,
+    output: types::TypeDesc,
+}
+
+/// A comprehension ready to run on a device for one [`PreparedKey`]: its solved types, its
+/// faults' texts and its programs.
+struct Prepared {
+    types: Vec<types::TypeDesc>,
+    faults: Vec<String>,
+    program: program::Built,
+    generic: program::Built,
+}
+
+/// The [`Prepared`] of `key`: made once per process (solving the types, assembling the source,
+/// building or loading the programs), then found by the key, so that a run of a few elements
+/// does not pay for the assembly again. Returns where the programs came from this time.
+fn prepared(
+    device: &dyn Device,
+    plan: &'static plan::DevicePlan,
+    par_fns: &[&'static str],
+    key: PreparedKey,
+) -> Result<(std::sync::Arc<Prepared>, [program::Origin; 2]), DeviceFailure> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    static PREPARED: OnceLock<Mutex<HashMap<PreparedKey, Arc<Prepared>>>> = OnceLock::new();
+    let table = PREPARED.get_or_init(Mutex::default);
+    if let Some(found) = table.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok((found.clone(), [program::Origin::Memory; 2]));
+    }
+    let cannot = |message: String| DeviceFailure { message, fatal: false };
+    let info = device.info();
+    let (units, called) = resolve_par_fns(par_fns).map_err(cannot)?;
     let signatures: Vec<(Vec<types::TypeDesc>, types::TypeDesc)> =
         called.iter().map(|&u| units[u].signature.clone()).collect();
     let observed = infer::Observations {
-        captures: &capture_types,
-        root: Some(root_type),
-        output: Some(parts.output.desc()),
+        captures: &key.captures,
+        root: Some(key.root.clone()),
+        output: Some(key.output.clone()),
         par_fns: &signatures,
     };
-    let types = infer::solve(parts.plan.classes, parts.plan.constraints, &observed)
+    let types = infer::solve(plan.classes, plan.constraints, &observed)
         .map_err(|e| cannot(format!("its types could not be solved on the device: {e}")))?;
     let uses_f64 =
         types.iter().chain(units.iter().flat_map(|u| &u.types)).any(types::TypeDesc::uses_f64);
@@ -166,7 +243,7 @@ fn run<T>(
         return Err(cannot(format!("it uses f64, which {info} does not have")));
     }
     let prelude = program::type_prelude(types.iter().chain(units.iter().flat_map(|u| &u.types)));
-    let mut faults: Vec<String> = parts.plan.faults.iter().map(|f| f.to_string()).collect();
+    let mut faults: Vec<String> = plan.faults.iter().map(|f| f.to_string()).collect();
     let mut par_fn_source = String::new();
     for (i, unit) in units.iter().enumerate() {
         use std::fmt::Write as _;
@@ -194,42 +271,14 @@ fn run<T>(
         use std::fmt::Write as _;
         let _ = writeln!(classes, "#define PC_FN_{k} pcf_{u}");
     }
-    let source =
-        program::comprehension_source(parts.plan, &prelude, &par_fn_source, &classes, info.fp64);
-    // One run on the device at a time: the queue is shared, and the device's memory too.
-    static RUNS: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _one_at_a_time = RUNS.lock().unwrap_or_else(|p| p.into_inner());
-    let compile_start = std::time::Instant::now();
+    let source = program::comprehension_source(plan, &prelude, &par_fn_source, &classes, info.fp64);
     let fatal = |e: DeviceError| DeviceFailure { message: e.to_string(), fatal: true };
     let (generic, generic_origin) =
         program::build(device, &program::generic_source(info.fp64)).map_err(fatal)?;
-    let (built, origin) = program::build(device, &source).map_err(fatal)?;
-    let compile = compile_start.elapsed();
-    let live = std::cell::Cell::new(0);
-    let mut session = executor::Session::new(
-        device,
-        built,
-        generic,
-        parts.plan,
-        site,
-        types,
-        faults,
-        backend.name(),
-        &live,
-    );
-    session.stats.compile = compile;
-    for origin in [generic_origin, origin] {
-        match origin {
-            program::Origin::Compiled => session.stats.programs_compiled += 1,
-            program::Origin::Disk => session.stats.programs_loaded += 1,
-            program::Origin::Memory => {}
-        }
-    }
-    session.upload(&captures, parts.root)?;
-    let result = session.run(sink);
-    let stats = session.stats.clone();
-    LAST_STATS.with(|s| *s.borrow_mut() = Some(stats));
-    result
+    let (program, origin) = program::build(device, &source).map_err(fatal)?;
+    let prepared = Arc::new(Prepared { types, faults, program, generic });
+    table.lock().unwrap_or_else(|p| p.into_inner()).insert(key, prepared.clone());
+    Ok((prepared, [generic_origin, origin]))
 }
 
 /// The values of a `par!`, chunk after chunk.
