@@ -34,8 +34,10 @@ inventory::collect!(ParFnEntry);
 /// Implemented by `#[par_fn]` for the type-namespace twin of the function it marks: what
 /// `@gpu` comprehensions require of the functions they call.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not marked `#[par_fn]`",
-    note = "mark the function `#[par_fn]` so that device code can call it"
+    message = "`{Self}` is not marked `#[par_fn]`, so `@gpu` device code cannot call it",
+    label = "called here",
+    note = "add `#[parcomp::par_fn]` to `fn {Self}` (its body must be in the device \
+            subset), or drop `@gpu` to let this comprehension run on the CPU"
 )]
 pub trait ParFn {
     /// What `@gpu` comprehensions call, as `<f as ParFn>::required()`: a path that is not a

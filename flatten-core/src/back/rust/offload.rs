@@ -103,11 +103,8 @@ pub(super) fn emit(
         }
     }
     if required {
-        // Only a `#[par_fn]` has a type of its name: for any other function the path names
-        // no type, an error at the call.
-        for path in &unit.par_fns {
-            let span = path.span();
-            items.extend(quote_spanned! {span=> <#path as #rt::ParFn>::required(); });
+        for (k, path) in unit.par_fns.iter().enumerate() {
+            items.extend(require_par_fn(path, k, rt));
         }
     }
     let par_fns = Ident::new("__parcomp_par_fns", Span::mixed_site());
@@ -300,6 +297,56 @@ pub(crate) fn constraint(c: &Constraint, gpu: &TokenStream) -> TokenStream {
         Constraint::Return(a, f) => {
             let (a, f) = (a.0, f.0);
             quote! { #gpu::Constraint::Return(#a, #f) }
+        }
+    }
+}
+
+/// Under `@gpu`: the check that the function at `path` is a `#[par_fn]`, an error at the call
+/// naming the function otherwise.
+///
+/// Only a `#[par_fn]` has a type of its name (the braced struct twin implementing `ParFn`). The
+/// inner `use` imports whatever `path` names — the function, and the twin when there is one —
+/// without failing when there is no type; the outer block names a fallback struct of the
+/// function's own name, found only when the inner import has no type. The fallback does not
+/// implement `ParFn`, so an unmarked function is `ParFn`'s own error, "`cube` is not marked
+/// `#[par_fn]`", with its note, at the call.
+///
+/// ```text
+/// {
+///     mod __parcomp_fallback_0 { pub struct cube; }
+///     use __parcomp_fallback_0::cube as __parcomp_fn_0;
+///     {
+///         use cube as __parcomp_fn_0;     // value only, or value and twin
+///         <__parcomp_fn_0 as ParFn>::required();
+///     }
+/// }
+/// ```
+fn require_par_fn(path: &syn::Path, k: usize, rt: &TokenStream) -> TokenStream {
+    let span = path.span();
+    let mut plain = path.clone();
+    for segment in &mut plain.segments {
+        segment.arguments = syn::PathArguments::None;
+    }
+    let name = &plain.segments.last().expect("a path has a segment").ident;
+    // Located at the call, so that the error points there and not at the whole macro.
+    let at_call = Span::mixed_site().located_at(span);
+    let fallback = format_ident!("__parcomp_fallback_{k}", span = at_call);
+    let alias = format_ident!("__parcomp_fn_{k}", span = at_call);
+    let par_fn = Ident::new("__parcomp_ParFn", at_call);
+    quote_spanned! {at_call=>
+        {
+            #[allow(non_camel_case_types, dead_code)]
+            mod #fallback {
+                pub struct #name;
+            }
+            #[allow(unused_imports)]
+            use #fallback::#name as #alias;
+            use #rt::ParFn as #par_fn;
+            {
+                #[allow(unused_imports)]
+                use #plain as #alias;
+                <#alias as #par_fn>::required();
+            }
         }
     }
 }
