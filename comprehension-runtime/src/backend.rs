@@ -216,7 +216,12 @@ fn place<T>(offload: &Offload<'_, T>, work: impl FnOnce() -> u64) -> Placement {
     if let Err(why) = offload.capable() {
         return Placement::Host(Some(why));
     }
-    let required = offload.required();
+    choose(forced, offload.required(), work)
+}
+
+/// Where work that a device can run goes, given the backend chosen for this thread (`forced`)
+/// and whether the device is `required` (`@gpu`).
+fn choose(forced: Option<Backend>, required: bool, work: impl FnOnce() -> u64) -> Placement {
     let backend = Backend::OpenCl;
     if let Err(e) = gpu::device_for(backend) {
         if forced == Some(backend) || required {
@@ -241,6 +246,40 @@ fn place<T>(offload: &Offload<'_, T>, work: impl FnOnce() -> u64) -> Placement {
         }
     }
     Placement::Device(backend)
+}
+
+/// Runs one of the `parcomp::segmented` primitives where the backend in effect puts it, as a
+/// comprehension would be: `device` on a device backend when one is forced, or present and
+/// `work` is at least [`device_threshold`]; `host` otherwise, or when the device failed (a
+/// forced device's failure is a panic).
+pub(crate) fn primitive<R>(
+    site: &'static Site,
+    work: u64,
+    device: impl FnOnce(Backend) -> Result<R, DeviceFailure>,
+    host: impl FnOnce() -> R,
+) -> R {
+    let forced = selection();
+    // The device path stores `usize` as a 64-bit little-endian word.
+    let capable =
+        cfg!(all(feature = "opencl", target_pointer_width = "64", target_endian = "little"));
+    let placement = if !capable || matches!(forced, Some(b) if !b.is_device()) {
+        Placement::Host(None)
+    } else {
+        choose(forced, false, || work)
+    };
+    let reason = match placement {
+        Placement::Host(reason) => reason,
+        Placement::Device(backend) => match device(backend) {
+            Ok(out) => {
+                trace::ran(site, backend, None);
+                return out;
+            }
+            Err(failure) => Some(after_failure(site, backend, &failure)),
+        },
+    };
+    let out = host();
+    trace::ran(site, host_backend(), reason);
+    out
 }
 
 /// The work of a comprehension for [`place`]: the elements of its first level, plus those of

@@ -5,7 +5,8 @@ use comprehension_runtime::segmented::{
     expand, expand_outer_reduce, expand_reduce, reduce_rows, replicated_iota, segmented_iota,
     segmented_reduce, segmented_scan,
 };
-use comprehension_runtime::{with_backend, Backend, Jagged};
+use comprehension_runtime::segmented::{Max, Min, Monoid, Sum};
+use comprehension_runtime::{trace, with_backend, Backend, Jagged};
 use serde_json::Value;
 use std::fmt::Debug;
 
@@ -42,6 +43,21 @@ fn on_every_backend<T: PartialEq + Debug>(what: &str, expected: &T, f: impl Fn()
     }
 }
 
+/// [`on_every_backend`] for the primitives a device runs (the iotas, a [`Monoid`]'s methods):
+/// on a device backend, each of them must have run there.
+fn on_every_backend_and_device<T: PartialEq + Debug>(what: &str, expected: &T, f: impl Fn() -> T) {
+    for &backend in Backend::ALL {
+        let (got, runs) = trace::record(|| with_backend(backend, &f));
+        assert_eq!(&got, expected, "{what} on backend {backend}");
+        if backend.is_device() {
+            assert!(!runs.is_empty(), "{what}: nothing ran");
+            for run in &runs {
+                assert_eq!(run.backend, backend, "{what}: {run}");
+            }
+        }
+    }
+}
+
 #[test]
 fn futhark_segmented_scan_add() {
     let data = load("segmented.json");
@@ -50,6 +66,11 @@ fn futhark_segmented_scan_add() {
         on_every_backend(&format!("segmented_scan {case}"), &i64s(&case["expected"]), || {
             segmented_scan(&flags, &values, 0, |a, b| a + b)
         });
+        on_every_backend_and_device(
+            &format!("Sum.segmented_scan {case}"),
+            &i64s(&case["expected"]),
+            || Sum.segmented_scan(&flags, &values),
+        );
     }
 }
 
@@ -61,7 +82,15 @@ fn futhark_segmented_reduce_add() {
         on_every_backend(&format!("segmented_reduce {case}"), &i64s(&case["expected"]), || {
             segmented_reduce(&flags, &values, 0, |a, b| a + b)
         });
+        on_every_backend_and_device(
+            &format!("Sum.segmented_reduce {case}"),
+            &i64s(&case["expected"]),
+            || Sum.segmented_reduce(&flags, &values),
+        );
     }
+    on_every_backend_and_device("Sum.segmented_reduce of nothing", &Vec::<i64>::new(), || {
+        Sum.segmented_reduce(&[], &[])
+    });
     // Empty input: no segments.
     on_every_backend("segmented_reduce of nothing", &Vec::<i64>::new(), || {
         segmented_reduce(&[], &[], 0i64, |a, b| a + b)
@@ -73,9 +102,11 @@ fn futhark_replicated_iota() {
     let data = load("segmented.json");
     for case in cases(&data, "replicated_iota") {
         let reps = usizes(&case["reps"]);
-        on_every_backend(&format!("replicated_iota {case}"), &usizes(&case["expected"]), || {
-            replicated_iota(&reps)
-        });
+        on_every_backend_and_device(
+            &format!("replicated_iota {case}"),
+            &usizes(&case["expected"]),
+            || replicated_iota(&reps),
+        );
     }
 }
 
@@ -109,9 +140,11 @@ fn futhark_segmented_iota() {
     let data = load("segmented.json");
     for case in cases(&data, "segmented_iota") {
         let flags = bools(&case["flags"]);
-        on_every_backend(&format!("segmented_iota {case}"), &usizes(&case["expected"]), || {
-            segmented_iota(&flags)
-        });
+        on_every_backend_and_device(
+            &format!("segmented_iota {case}"),
+            &usizes(&case["expected"]),
+            || segmented_iota(&flags),
+        );
     }
 }
 
@@ -194,8 +227,13 @@ fn cub_segmented_reduce() {
     let rows = Jagged::from_parts(offsets, values).expect("valid offsets");
     let sums: Vec<i32> = i64s(&case["sum_expected"]).into_iter().map(|v| v as i32).collect();
     on_every_backend("cub sum", &sums, || reduce_rows(&rows, 0, |a, b| a + b));
+    on_every_backend_and_device("cub Sum", &sums, || Sum.reduce_rows(&rows));
     let mins: Vec<i32> =
         i64s(&case["min_expected_with_init_i32_max"]).into_iter().map(|v| v as i32).collect();
     assert_eq!(mins[1], i32::MAX);
     on_every_backend("cub min", &mins, || reduce_rows(&rows, i32::MAX, i32::min));
+    on_every_backend_and_device("cub Min", &mins, || Min.reduce_rows(&rows));
+    let maxes: Vec<i32> =
+        rows.iter().map(|r| r.iter().copied().max().unwrap_or(i32::MIN)).collect();
+    on_every_backend_and_device("cub Max", &maxes, || Max.reduce_rows(&rows));
 }

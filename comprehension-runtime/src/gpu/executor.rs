@@ -20,7 +20,7 @@
 //! comprehension's contexts and reduces per context by a segmented reduction (each position
 //! tagged with its context, a carry across chunks), after which the head kernel runs.
 
-use super::device::{Arg, Buffer, Device, DeviceError, DeviceErrorKind};
+use super::device::{Arg, Buffer, Device, DeviceError, DeviceErrorKind, Program};
 use super::fault::{self, Fault};
 use super::offload::HostData;
 use super::plan::{ClassId, Comp, DevicePlan, ReduceKind, RootKind, Terminal};
@@ -72,6 +72,17 @@ pub struct RunStats {
     pub positions: u64,
     /// Time from the first launch to the end.
     pub run: Duration,
+}
+
+impl RunStats {
+    /// Counts a program the run needed, by where it came from.
+    pub(crate) fn count(&mut self, origin: super::program::Origin) {
+        match origin {
+            super::program::Origin::Compiled => self.programs_compiled += 1,
+            super::program::Origin::Disk => self.programs_loaded += 1,
+            super::program::Origin::Memory => {}
+        }
+    }
 }
 
 /// Device memory of a run, counted for its peak.
@@ -430,43 +441,12 @@ impl<'c> Session<'c> {
 
     /// The exclusive scan of `n` sizes: offsets (n + 1 entries), and their total.
     fn scan(&mut self, sizes: &Mem<'c>, n: u64) -> Result<(Mem<'c>, u64), DeviceFailure> {
-        let tiles = n.div_ceil(TILE).max(1);
-        let sums = self.alloc((tiles + 1) * 8)?;
+        let sums = self.alloc((n.div_ceil(TILE).max(1) + 1) * 8)?;
         let offsets = self.alloc((n + 1) * 8)?;
         let fault = &self.fault.as_ref().expect("uploaded").buf;
-        let args =
-            [Arg::Buffer(fault), Arg::Buffer(&sizes.buf), Arg::U64(n), Arg::Buffer(&sums.buf)];
-        let args: Vec<Arg<'_>> = args.to_vec();
-        self.stats.launches += 3;
-        let generic = &*self.generic;
-        self.device
-            .launch(generic, "pc_scan_tiles", tiles * GROUP as u64, GROUP, &args)
-            .map_err(fatal)?;
-        self.device
-            .launch(
-                generic,
-                "pc_scan_carries",
-                GROUP as u64,
-                GROUP,
-                &[Arg::Buffer(fault), Arg::Buffer(&sums.buf), Arg::U64(tiles)],
-            )
-            .map_err(fatal)?;
-        self.device
-            .launch(
-                generic,
-                "pc_scan_apply",
-                tiles * GROUP as u64,
-                GROUP,
-                &[
-                    Arg::Buffer(fault),
-                    Arg::Buffer(&sizes.buf),
-                    Arg::U64(n),
-                    Arg::Buffer(&sums.buf),
-                    Arg::U64(tiles),
-                    Arg::Buffer(&offsets.buf),
-                ],
-            )
-            .map_err(fatal)?;
+        self.stats.launches +=
+            launch_scan(self.device, &*self.generic, fault, &sizes.buf, n, &sums.buf, &offsets.buf)
+                .map_err(fatal)?;
         self.check_fault()?;
         let total = self.read_u64(&offsets, n)?;
         Ok((offsets, total))
@@ -481,36 +461,18 @@ impl<'c> Session<'c> {
         count: u64,
     ) -> Result<Mem<'c>, DeviceFailure> {
         let bounds = self.alloc(16)?;
-        self.launch(
-            true,
-            "pc_lbs_bounds",
-            1,
-            &[
-                Arg::Buffer(&offsets.buf),
-                Arg::U64(parents),
-                Arg::U64(j0),
-                Arg::U64(count),
-                Arg::Buffer(&bounds.buf),
-            ],
-        )?;
-        let mut b = [0u8; 16];
-        self.read(&bounds, 0, &mut b)?;
-        let first = u64::from_le_bytes(b[..8].try_into().expect("8 bytes"));
-        let last = u64::from_le_bytes(b[8..].try_into().expect("8 bytes"));
         let seg = self.alloc(count * 8)?;
-        let items = (count + (last - first)).div_ceil(LBS_ITEMS);
-        self.launch(
-            true,
-            "pc_lbs",
-            items,
-            &[
-                Arg::Buffer(&offsets.buf),
-                Arg::Buffer(&bounds.buf),
-                Arg::U64(j0),
-                Arg::U64(count),
-                Arg::Buffer(&seg.buf),
-            ],
-        )?;
+        self.stats.launches += launch_search(
+            self.device,
+            &*self.generic,
+            &offsets.buf,
+            parents,
+            j0,
+            count,
+            &bounds.buf,
+            &seg.buf,
+        )
+        .map_err(fatal)?;
         Ok(seg)
     }
 
@@ -1064,6 +1026,64 @@ impl<'c> Session<'c> {
         }
         self.deliver(comp, out, *count, &flags, out_group, false, sink)
     }
+}
+
+/// Queues the exclusive scan of the `n` sizes in `sizes` into `offsets` (n + 1 entries, the
+/// last the total; `sums` holds `n / TILE + 2` entries): three kernels of the generic program,
+/// faulting when the total overflows. Returns the number of launches.
+pub(crate) fn launch_scan(
+    device: &dyn Device,
+    generic: &dyn Program,
+    fault: &Buffer,
+    sizes: &Buffer,
+    n: u64,
+    sums: &Buffer,
+    offsets: &Buffer,
+) -> Result<u64, DeviceError> {
+    let tiles = n.div_ceil(TILE).max(1);
+    let items = tiles * GROUP as u64;
+    let (fault, sizes, sums) = (Arg::Buffer(fault), Arg::Buffer(sizes), Arg::Buffer(sums));
+    device.launch(generic, "pc_scan_tiles", items, GROUP, &[fault, sizes, Arg::U64(n), sums])?;
+    device.launch(
+        generic,
+        "pc_scan_carries",
+        GROUP as u64,
+        GROUP,
+        &[fault, sums, Arg::U64(tiles)],
+    )?;
+    let args = [fault, sizes, Arg::U64(n), sums, Arg::U64(tiles), Arg::Buffer(offsets)];
+    device.launch(generic, "pc_scan_apply", items, GROUP, &args)?;
+    Ok(3)
+}
+
+/// The load-balanced search: `seg[a]` = the segment (of `segments`, by `offsets`) holding
+/// position `j0 + a`, for `a < count`; `bounds` holds two `u64`s. Reads the bounds back, to
+/// size the launch. Returns the number of launches.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn launch_search(
+    device: &dyn Device,
+    generic: &dyn Program,
+    offsets: &Buffer,
+    segments: u64,
+    j0: u64,
+    count: u64,
+    bounds: &Buffer,
+    seg: &Buffer,
+) -> Result<u64, DeviceError> {
+    if count == 0 {
+        return Ok(0);
+    }
+    let (offsets, bounds_arg) = (Arg::Buffer(offsets), Arg::Buffer(bounds));
+    let args = [offsets, Arg::U64(segments), Arg::U64(j0), Arg::U64(count), bounds_arg];
+    device.launch(generic, "pc_lbs_bounds", 1, GROUP, &args)?;
+    let mut b = [0u8; 16];
+    device.read(bounds, 0, &mut b)?;
+    let first = u64::from_le_bytes(b[..8].try_into().expect("8 bytes"));
+    let last = u64::from_le_bytes(b[8..].try_into().expect("8 bytes"));
+    let items = (count + (last - first)).div_ceil(LBS_ITEMS);
+    let args = [offsets, bounds_arg, Arg::U64(j0), Arg::U64(count), Arg::Buffer(seg)];
+    device.launch(generic, "pc_lbs", items, GROUP, &args)?;
+    Ok(2)
 }
 
 fn input<'a, 'c>(columns: &'a [(u32, Column<'c>)], var: u32) -> &'a Column<'c> {

@@ -13,6 +13,7 @@ pub(crate) mod opencl;
 pub mod par_fn;
 pub mod plan;
 mod program;
+pub(crate) mod segmented;
 pub mod types;
 
 pub use cache::entries as cache_entries;
@@ -104,8 +105,14 @@ fn device_of(backend: Backend) -> Result<&'static dyn Device, DeviceFailure> {
     }
 }
 
+/// One run on the device at a time: the queue is shared, and the device's memory too.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static RUNS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    RUNS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 thread_local! {
-    static LAST_STATS: std::cell::RefCell<Option<RunStats>> = const { std::cell::RefCell::new(None) };
+    pub(crate) static LAST_STATS: std::cell::RefCell<Option<RunStats>> = const { std::cell::RefCell::new(None) };
 }
 
 /// What the last device run on this thread measured (for reports).
@@ -148,9 +155,7 @@ fn run<T>(
         offload::HostData::Jagged(_) => types::TypeDesc::Prim(types::Prim::U64),
         _ => return Err(cannot("its first generator is not a range or a source".into())),
     };
-    // One run on the device at a time: the queue is shared, and the device's memory too.
-    static RUNS: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _one_at_a_time = RUNS.lock().unwrap_or_else(|p| p.into_inner());
+    let _one_at_a_time = one_at_a_time();
     let compile_start = std::time::Instant::now();
     let key = PreparedKey {
         plan: std::ptr::from_ref(parts.plan) as usize,
@@ -175,11 +180,7 @@ fn run<T>(
     );
     session.stats.compile = compile;
     for origin in origins {
-        match origin {
-            program::Origin::Compiled => session.stats.programs_compiled += 1,
-            program::Origin::Disk => session.stats.programs_loaded += 1,
-            program::Origin::Memory => {}
-        }
+        session.stats.count(origin);
     }
     session.upload(&captures, parts.root)?;
     let result = session.run(sink);

@@ -292,6 +292,24 @@ pub(crate) fn generic_source(fp64: bool) -> String {
     out
 }
 
+/// The program of the segmented API's primitives for one monoid: the reduction kernels of
+/// `reduce.cl` (prefix `pc_m`) over the primitive `tag`, combining with the scalar operation
+/// `op` (`add`, `min`, ...), the identity read from the first value of the captures buffer.
+pub(crate) fn monoid_source(fp64: bool, tag: &str, op: &str) -> String {
+    let mut out = headers(fp64);
+    let _ = writeln!(out, "/* ---- types ---- */\n{}", type_prelude([]).source);
+    let _ = writeln!(
+        out,
+        "#define PC_C0 {tag}\n\
+         PC_FN PC_T(PC_C0) pc_m_op(pc_fault_t f, PC_GLOBAL const pc_u8 *caps, PC_T(PC_C0) a, \
+         PC_T(PC_C0) b) {{ (void)f; (void)caps; return PC_OP({op}, PC_C0)(a, b); }}\n\
+         PC_FN PC_T(PC_C0) pc_m_identity(pc_fault_t f, PC_GLOBAL const pc_u8 *caps) {{ \
+         (void)f; return PC_LOAD(PC_C0)(caps, 1, 0); }}\n\
+         #define PC_RED pc_m\n#define PC_RED_C PC_C0\n{REDUCE}"
+    );
+    out
+}
+
 /// A built program shared by the runs that use it.
 pub(crate) type Built = Arc<dyn Program>;
 

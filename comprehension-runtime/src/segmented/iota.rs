@@ -6,9 +6,13 @@
 //! ranges (so one huge row is split, and empty rows cost nothing but their size). For
 //! [`segmented_iota`], every block finds its last segment start in parallel, a sequential pass
 //! over the blocks gives each block the start of the segment open at its beginning, and every
-//! block then writes its indices in parallel.
+//! block then writes its indices in parallel. On a device both run the generic kernels: the
+//! scan of the sizes and the load-balanced search; the scan of the segment starts, then each
+//! position less its segment's first.
 
 use super::{alloc, block_len, blocks, build_in_parts, go_parallel};
+use crate::backend;
+use crate::gpu::segmented as device;
 use crate::pipeline::source;
 use crate::site::Site;
 use rayon::prelude::*;
@@ -26,7 +30,13 @@ use rayon::prelude::*;
 /// ```
 pub fn replicated_iota(reps: &[usize]) -> Vec<usize> {
     static SITE: Site = Site::api("parcomp::segmented::replicated_iota");
-    source(&SITE, 0..reps.len()).expand(|&row| 0..reps[row]).map(|(row, _)| row).collect()
+    let work = reps.iter().fold(reps.len() as u64, |sum, &r| sum.saturating_add(r as u64));
+    backend::primitive(
+        &SITE,
+        work,
+        |b| device::replicated_iota(b, &SITE, reps),
+        || source(&SITE, 0..reps.len()).expand(|&row| 0..reps[row]).map(|(row, _)| row).collect(),
+    )
 }
 
 /// The index of every element within its segment: `out[i] = i - s`, where `s` is the start of
@@ -41,9 +51,18 @@ pub fn replicated_iota(reps: &[usize]) -> Vec<usize> {
 /// ```
 pub fn segmented_iota(flags: &[bool]) -> Vec<usize> {
     static SITE: Site = Site::api("parcomp::segmented::segmented_iota");
+    backend::primitive(
+        &SITE,
+        flags.len() as u64,
+        |b| device::segmented_iota(b, &SITE, flags),
+        || segmented_iota_host(&SITE, flags),
+    )
+}
+
+fn segmented_iota_host(site: &Site, flags: &[bool]) -> Vec<usize> {
     let n = flags.len();
     if !go_parallel(n) {
-        let mut out = alloc(&SITE, n);
+        let mut out = alloc(site, n);
         iota_block(flags, 0, 0, |v| out.push(v));
         return out;
     }
@@ -61,7 +80,7 @@ pub fn segmented_iota(flags: &[bool]) -> Vec<usize> {
     }
     // Phase 3: the indices.
     let parts: Vec<usize> = ranges.iter().map(|r| r.len()).collect();
-    let (out, _) = build_in_parts(&SITE, &parts, |k, w| {
+    let (out, _) = build_in_parts(site, &parts, |k, w| {
         let r = ranges[k].clone();
         iota_block(&flags[r.clone()], r.start, open[k], |v| w.push(v));
     });

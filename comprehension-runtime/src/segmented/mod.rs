@@ -20,6 +20,21 @@
 //! rayon has no parallel scan at all, so [`scan_inclusive`] and [`scan_exclusive`] alone are
 //! worth having.
 //!
+//! # On a device: monoids
+//!
+//! The operators above are Rust closures, host code. The scans and reductions are also the
+//! methods of a [`Monoid`] — [`Sum`], [`Product`], [`Min`], [`Max`], [`BitAnd`], [`BitOr`],
+//! [`BitXor`] on the primitive numbers — whose operation the kernels know: with a GPU feature
+//! on, they run on the device as a comprehension does (when the device is forced, or present
+//! and the input is at least [`device_threshold`](crate::device_threshold) values), and on the
+//! host otherwise, with the same results. [`replicated_iota`] and [`segmented_iota`] take no
+//! operator and run on the device the same way. `PARCOMP_TRACE=1` says where each call ran.
+//!
+//! ```
+//! use comprehension_runtime::segmented::{Monoid, Sum};
+//! assert_eq!(Sum.scan_inclusive(&[1, 2, 3, 4]), vec![1, 3, 6, 10]);
+//! ```
+//!
 //! # Segments
 //!
 //! Segment semantics follow Futhark: a segment starts at every `true` flag, and the first
@@ -36,7 +51,8 @@
 //!
 //! # Backends
 //!
-//! Every primitive runs on the [`Backend`](crate::Backend) in effect on the calling thread:
+//! Every primitive runs on the [`Backend`](crate::Backend) in effect on the calling thread (a
+//! device backend runs the monoids' methods and the iotas, and the host the rest):
 //! [`Backend::Sequential`](crate::Backend::Sequential) runs plain loops on the calling thread (the reference semantics);
 //! [`Backend::Rayon`](crate::Backend::Rayon) runs in parallel on the current rayon pool, with work-efficient, balanced
 //! algorithms (blocked three-phase scans, per-block partial results stitched at block
@@ -52,12 +68,14 @@
 
 mod expand;
 mod iota;
+mod monoid;
 pub(crate) mod reduce;
 mod scan;
 mod segmented_scan;
 
 pub use expand::{expand, expand_outer_reduce, expand_reduce};
 pub use iota::{replicated_iota, segmented_iota};
+pub use monoid::{BitAnd, BitOr, BitXor, Max, Min, Monoid, Product, Sum};
 pub use reduce::{reduce_rows, segmented_reduce};
 pub use scan::{scan_exclusive, scan_inclusive};
 pub use segmented_scan::segmented_scan;

@@ -9,6 +9,7 @@
  *   after it, and a million empty segments cost as much as a million positions, not a search
  *   each;
  * - compaction: the positions a filter kept, moved to the front in order;
+ * - segments given by flags: each position's segment, and its index within it;
  * - iota and fill, for group columns.
  *
  * Compiled once per device. */
@@ -180,6 +181,35 @@ PC_DEF_COMPACT(1, pc_u8)
 PC_DEF_COMPACT(2, pc_u16)
 PC_DEF_COMPACT(4, pc_u32)
 PC_DEF_COMPACT(8, pc_u64)
+
+/* ---- segments given by flags (the parcomp::segmented API) ----------------------------------- */
+
+/* starts[i] = 1 where a segment starts: flags[i], and always at 0 (as Futhark's segments). */
+PC_KERNEL void pc_flag_starts(PC_GLOBAL const pc_u8 *flags, pc_u64 n, PC_GLOBAL pc_u64 *starts) {
+  pc_u64 t = PC_GLOBAL_ID();
+  if (t < n) starts[t] = (t == 0 || flags[t] != 0) ? 1u : 0u;
+}
+
+/* groups[i] = the segment of position i, from the exclusive scan of the starts (n + 1
+ * entries): the number of starts up to and including i, less one. */
+PC_KERNEL void pc_groups_of(PC_GLOBAL const pc_u64 *offsets, pc_u64 n, PC_GLOBAL pc_u64 *groups) {
+  pc_u64 t = PC_GLOBAL_ID();
+  if (t < n) groups[t] = offsets[t + 1] - 1u;
+}
+
+/* first[g] = the first position of segment g. */
+PC_KERNEL void pc_segment_firsts(PC_GLOBAL const pc_u64 *starts, PC_GLOBAL const pc_u64 *groups,
+                                 pc_u64 n, PC_GLOBAL pc_u64 *first) {
+  pc_u64 t = PC_GLOBAL_ID();
+  if (t < n && starts[t] != 0) first[groups[t]] = t;
+}
+
+/* out[i] = i less the first position of its segment. */
+PC_KERNEL void pc_index_in_segment(PC_GLOBAL const pc_u64 *groups, PC_GLOBAL const pc_u64 *first,
+                                   pc_u64 n, PC_GLOBAL pc_u64 *out) {
+  pc_u64 t = PC_GLOBAL_ID();
+  if (t < n) out[t] = t - first[groups[t]];
+}
 
 /* ---- iota and fill ------------------------------------------------------------------------- */
 

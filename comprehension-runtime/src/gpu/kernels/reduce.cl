@@ -14,7 +14,9 @@
  *   segmented operator (f1, v1) . (f2, v2) = (f1 | f2, f2 ? v2 : op(v1, v2)), in three phases
  *   like the sizes' scan; the chunk continues the last group of the previous chunk through a
  *   carry (its group and its value so far), so a group split across chunks or tiles is reduced
- *   in order, whole. The last position of a group in the chunk writes the group's result. */
+ *   in order, whole. The last position of a group in the chunk writes the group's result;
+ * - PC_RED_segscanout: phase 3 of a segmented scan, every position writing its prefix (for the
+ *   `parcomp::segmented` API). */
 
 #define PC_R_(suffix) PC_CAT(PC_RED, suffix)
 #define PC_R_T PC_T(PC_RED_C)
@@ -203,6 +205,42 @@ PC_KERNEL void PC_R_(_segapply)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_c
       next_group[0] = groups[j];
       PC_STORE(PC_RED_C)(next_val, 1, 0, rv);
     }
+  }
+}
+
+/* Phase 3 of a scan (the segmented API's scans): like _segapply, but every position writes
+ * its own value: the inclusive prefix of its group, or with `exclusive` the prefix before it
+ * (the identity where a group starts). */
+PC_KERNEL void PC_R_(_segscanout)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps, pc_u64 n,
+                                  PC_GLOBAL const pc_u8 *vals, pc_u64 vals_cap,
+                                  PC_GLOBAL const pc_u64 *groups,
+                                  PC_GLOBAL const pc_u64 *carry_group,
+                                  PC_GLOBAL const pc_u64 *agg_flags, pc_u64 agg_cap,
+                                  PC_GLOBAL const pc_u8 *agg_vals, pc_u32 exclusive,
+                                  pc_u64 out_cap, PC_GLOBAL pc_u8 *out) {
+  PC_LOCAL_ARRAY(PC_R_T, scratch, PC_WG);
+  PC_LOCAL_ARRAY(pc_bool, flags, PC_WG);
+  pc_u32 t = PC_LOCAL_ID();
+  pc_u64 g = PC_GROUP_ID();
+  pc_u64 first = g * (pc_u64)PC_TILE + (pc_u64)t * PC_ITEMS;
+  pc_bool f = 0;
+  PC_R_T v = PC_R_(_identity)(pc_fault, pc_caps);
+  for (pc_u32 k = 0; k < PC_ITEMS; k++) {
+    pc_u64 j = first + k;
+    if (j < n) PC_R_(_seg)(pc_fault, pc_caps, &f, &v, PC_R_FLAG(j), PC_LOAD(PC_RED_C)(vals, vals_cap, j));
+  }
+  PC_R_(_segscan)(pc_fault, pc_caps, flags, scratch, f, v);
+  pc_bool rf = (pc_bool)agg_flags[g];
+  PC_R_T rv = PC_LOAD(PC_RED_C)(agg_vals, agg_cap, g);
+  if (t > 0) PC_R_(_seg)(pc_fault, pc_caps, &rf, &rv, flags[t - 1], scratch[t - 1]);
+  for (pc_u32 k = 0; k < PC_ITEMS; k++) {
+    pc_u64 j = first + k;
+    if (j >= n) break;
+    pc_bool starts = PC_R_FLAG(j);
+    if (exclusive)
+      PC_STORE(PC_RED_C)(out, out_cap, j, starts ? PC_R_(_identity)(pc_fault, pc_caps) : rv);
+    PC_R_(_seg)(pc_fault, pc_caps, &rf, &rv, starts, PC_LOAD(PC_RED_C)(vals, vals_cap, j));
+    if (!exclusive) PC_STORE(PC_RED_C)(out, out_cap, j, rv);
   }
 }
 
