@@ -1,9 +1,11 @@
-//! The device report: the `bench_report` workloads run by `par!` on the OpenCL device, against
+//! The device report: the `bench_report` workloads run by `par!` on the device (CUDA or
+//! OpenCL, whichever the automatic choice finds, or the one `PARCOMP_BACKEND` names), against
 //! hand-written sequential and rayon code on the host's cores, interleaved in one process.
 //!
 //! ```text
 //! cargo run --release --example gpu_report --features opencl            # reduced sizes
 //! cargo run --release --example gpu_report --features opencl -- --full  # the README's sizes
+//! cargo run --release --example gpu_report --features cuda -- --full    # on an NVIDIA GPU
 //! ```
 //!
 //! For each workload: the end-to-end median on the device (everything a caller waits for:
@@ -83,6 +85,7 @@ fn median(mut times: Vec<Duration>) -> Duration {
 /// Runs the three versions `reps` times, interleaved, after one first run of the device
 /// version (which builds its programs), and checks that they agree.
 fn measure<T: Fingerprint>(
+    backend: Backend,
     name: &str,
     size: String,
     reps: usize,
@@ -92,17 +95,17 @@ fn measure<T: Fingerprint>(
 ) -> Row {
     eprint!("{name} ({size}):");
     let start = Instant::now();
-    let (first, runs) = trace::record(|| with_backend(Backend::OpenCl, on_device));
+    let (first, runs) = trace::record(|| with_backend(backend, on_device));
     let first_time = start.elapsed();
     let first_stats = parcomp::gpu_stats();
-    let placement = match runs.iter().find(|r| r.backend != Backend::OpenCl) {
-        None => "opencl".to_string(),
+    let placement = match runs.iter().find(|r| r.backend != backend) {
+        None => backend.to_string(),
         Some(run) => format!("{} ({})", run.backend, run.reason.clone().unwrap_or_default()),
     };
     let want = seq().fingerprint();
     assert_eq!(first.fingerprint(), want, "{name}: the device differs from the sequential code");
     assert_eq!(rayon().fingerprint(), want, "{name}: rayon differs from the sequential code");
-    let device = || with_backend(Backend::OpenCl, on_device);
+    let device = || with_backend(backend, on_device);
     let versions: [&dyn Fn() -> T; 3] = [&device, seq, rayon];
     let mut times = [Vec::new(), Vec::new(), Vec::new()];
     let mut last = None;
@@ -121,7 +124,7 @@ fn measure<T: Fingerprint>(
     }
     eprintln!();
     let [d, s, r] = times;
-    let on_device = placement == "opencl";
+    let on_device = placement == backend.name();
     Row {
         name: name.to_string(),
         size,
@@ -145,8 +148,8 @@ fn main() {
         .map(|n| n.parse().expect("--reps takes a number"))
         .unwrap_or(5);
     let report = parcomp::backend();
-    let Some(device) = report.device.clone() else {
-        eprintln!("gpu_report: no OpenCL device, nothing to measure: {report}");
+    let (Some(device), Some(backend)) = (report.device.clone(), report.device_backend) else {
+        eprintln!("gpu_report: no device, nothing to measure: {report}");
         if std::env::var_os("PARCOMP_REQUIRE_DEVICE").is_some() {
             std::process::exit(1);
         }
@@ -158,6 +161,7 @@ fn main() {
 
     // What a device run costs whatever its size: launches, copies, reading back.
     rows.push(measure(
+        backend,
         "0 ten elements",
         "10".into(),
         reps,
@@ -170,6 +174,7 @@ fn main() {
     ));
     let n = pythagorean_n(size);
     rows.push(measure(
+        backend,
         "1 pythagorean triples",
         format!("n = {n}"),
         reps,
@@ -179,6 +184,7 @@ fn main() {
     ));
     let input = lines_input(size);
     rows.push(measure(
+        backend,
         "2 points of lines",
         format!("{} lines", input.len()),
         reps,
@@ -188,6 +194,7 @@ fn main() {
     ));
     let input = triangles_input(size);
     rows.push(measure(
+        backend,
         "3 filled triangles",
         format!("{} triangles", input.len()),
         reps,
@@ -197,6 +204,7 @@ fn main() {
     ));
     let n = sieve_n(size);
     rows.push(measure(
+        backend,
         "4 sieve",
         format!("primes below {n}"),
         reps,
@@ -206,6 +214,7 @@ fn main() {
     ));
     let input = smvm_input(size);
     rows.push(measure(
+        backend,
         "5 sparse matrix × vector",
         format!("{} rows, {} nonzeros", input.matrix.len(), input.matrix.values().len()),
         reps,
@@ -216,6 +225,7 @@ fn main() {
     let input = skew_input(size);
     let skew_elements: u64 = input.iter().map(|&l| l as u64).sum();
     rows.push(measure(
+        backend,
         "6 skewed expand",
         format!("{} rows, {skew_elements} elements", input.len()),
         reps,
@@ -225,6 +235,7 @@ fn main() {
     ));
     let input = options_input(size);
     rows.push(measure(
+        backend,
         "7a Black-Scholes",
         format!("{} options", input.len()),
         reps,
@@ -234,6 +245,7 @@ fn main() {
     ));
     let n = product_n(size);
     rows.push(measure(
+        backend,
         "7b product with a filter",
         format!("{n} × {n}"),
         reps,
@@ -243,6 +255,7 @@ fn main() {
     ));
     let m = euclid_m(size);
     rows.push(measure(
+        backend,
         "8 Euclid's triple count",
         format!("m < {m}"),
         reps,
@@ -254,6 +267,7 @@ fn main() {
     let values: Vec<u64> =
         (0..1u64 << 24).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40).collect();
     rows.push(measure(
+        backend,
         "9 sum of a slice",
         format!("{} u64", values.len()),
         reps,
@@ -321,8 +335,18 @@ fn main() {
         );
     }
     let _ = writeln!(out);
+    let peak = parcomp::gpu_device(backend).ok().and_then(|d| d.peak_bandwidth);
     let bandwidth = |bytes: u64, time: Duration| {
-        format!("{:.2} GB/s", bytes as f64 / time.as_secs_f64().max(1e-9) / 1e9)
+        let rate = bytes as f64 / time.as_secs_f64().max(1e-9);
+        match peak {
+            Some(peak) => format!(
+                "{:.2} GB/s, {:.0}% of the device's peak {:.0} GB/s",
+                rate / 1e9,
+                100.0 * rate / peak,
+                peak / 1e9
+            ),
+            None => format!("{:.2} GB/s", rate / 1e9),
+        }
     };
     if let Some(stats) =
         rows.iter().find(|r| r.name.starts_with("6 ")).and_then(|r| r.last.as_ref())

@@ -139,7 +139,9 @@ pub use comprehension_macros::{
     par, par_all, par_any, par_count, par_explain, par_fn, par_kernel, par_max, par_min,
     par_product, par_reduce, par_sum,
 };
-pub use comprehension_runtime::gpu::{last_run_stats as gpu_stats, RunStats};
+pub use comprehension_runtime::gpu::{
+    device_for as gpu_device, last_run_stats as gpu_stats, RunStats,
+};
 pub use comprehension_runtime::segmented;
 pub use comprehension_runtime::{
     backend, device_threshold, set_device_threshold, trace, with_backend, Backend, BackendReport,

@@ -32,15 +32,30 @@ pub enum Backend {
     /// An OpenCL device (the `opencl` feature), for every comprehension that can run there;
     /// the others run on rayon. Selected with `PARCOMP_BACKEND=opencl`.
     OpenCl,
+    /// An NVIDIA GPU through CUDA (the `cuda` feature), for every comprehension that can run
+    /// there; the others run on rayon. Selected with `PARCOMP_BACKEND=cuda`.
+    Cuda,
 }
 
 impl Backend {
     /// Every backend this build can run.
-    pub const ALL: &'static [Backend] = if cfg!(feature = "opencl") {
-        &[Backend::Sequential, Backend::Rayon, Backend::OpenCl]
-    } else {
-        &[Backend::Sequential, Backend::Rayon]
+    pub const ALL: &'static [Backend] = match (cfg!(feature = "opencl"), cfg!(feature = "cuda-api"))
+    {
+        (true, true) => &[Backend::Sequential, Backend::Rayon, Backend::OpenCl, Backend::Cuda],
+        (true, false) => &[Backend::Sequential, Backend::Rayon, Backend::OpenCl],
+        (false, true) => &[Backend::Sequential, Backend::Rayon, Backend::Cuda],
+        (false, false) => &[Backend::Sequential, Backend::Rayon],
     };
+
+    /// The device backends this build has, in the order the automatic choice tries them:
+    /// CUDA first (an NVIDIA GPU), then OpenCL (any device, PoCL included).
+    pub const DEVICES: &'static [Backend] =
+        match (cfg!(feature = "opencl"), cfg!(feature = "cuda-api")) {
+            (true, true) => &[Backend::Cuda, Backend::OpenCl],
+            (true, false) => &[Backend::OpenCl],
+            (false, true) => &[Backend::Cuda],
+            (false, false) => &[],
+        };
 
     /// The backend in effect on this thread: a [`with_backend`] override, else the process-wide
     /// choice from `PARCOMP_BACKEND`, else [`Backend::Rayon`] (the automatic choice, which
@@ -56,6 +71,7 @@ impl Backend {
             Backend::Sequential => "seq",
             Backend::Rayon => "rayon",
             Backend::OpenCl => "opencl",
+            Backend::Cuda => "cuda",
         }
     }
 
@@ -65,13 +81,14 @@ impl Backend {
             "seq" | "sequential" => Some(Backend::Sequential),
             "rayon" | "cpu" | "par" | "parallel" => Some(Backend::Rayon),
             "opencl" | "ocl" => Some(Backend::OpenCl),
+            "cuda" => Some(Backend::Cuda),
             _ => None,
         }
     }
 
     /// Whether this backend runs on a device.
     pub fn is_device(self) -> bool {
-        matches!(self, Backend::OpenCl)
+        matches!(self, Backend::OpenCl | Backend::Cuda)
     }
 }
 
@@ -103,7 +120,7 @@ fn process_selection() -> Option<Backend> {
                 // provenance, but it is no reason to abort the program either.
                 eprintln!(
                     "parcomp: PARCOMP_BACKEND={value:?} is not a backend this build knows \
-                     (seq, rayon, opencl, auto); choosing automatically"
+                     (seq, rayon, opencl, cuda, auto); choosing automatically"
                 );
                 None
             }
@@ -222,19 +239,31 @@ fn place<T>(offload: &Offload<'_, T>, work: impl FnOnce() -> u64) -> Placement {
 /// Where work that a device can run goes, given the backend chosen for this thread (`forced`)
 /// and whether the device is `required` (`@gpu`).
 fn choose(forced: Option<Backend>, required: bool, work: impl FnOnce() -> u64) -> Placement {
-    let backend = Backend::OpenCl;
-    if let Err(e) = gpu::device_for(backend) {
-        if forced == Some(backend) || required {
-            let who = if required {
-                "this comprehension is marked `@gpu`".to_string()
-            } else {
-                format!("PARCOMP_BACKEND={backend} (or with_backend) forces it")
+    let forced_device = forced.filter(|b| b.is_device());
+    let found = match forced_device {
+        Some(backend) => gpu::device_for(backend).map(|_| backend),
+        None => gpu::automatic_device(),
+    };
+    let backend = match found {
+        Ok(backend) => backend,
+        Err(e) => {
+            let which = match forced_device {
+                Some(backend) => backend.name().to_string(),
+                None => gpu::device_names(),
             };
-            panic!("parcomp: {who}, but there is no {backend} device: {e}");
+            if forced_device.is_some() || required {
+                let who = match forced_device {
+                    Some(backend) if !required => {
+                        format!("PARCOMP_BACKEND={backend} (or with_backend) forces it")
+                    }
+                    _ => "this comprehension is marked `@gpu`".to_string(),
+                };
+                panic!("parcomp: {who}, but there is no {which} device: {e}");
+            }
+            gpu::say_once_why_not(&e);
+            return Placement::Host(Some(format!("no {which} device: {e}")));
         }
-        gpu::say_once_why_not(&e);
-        return Placement::Host(Some(format!("no {backend} device: {e}")));
-    }
+    };
     if forced != Some(backend) && !required {
         let threshold = device_threshold();
         let work = work();
@@ -260,8 +289,11 @@ pub(crate) fn primitive<R>(
 ) -> R {
     let forced = selection();
     // The device path stores `usize` as a 64-bit little-endian word.
-    let capable =
-        cfg!(all(feature = "opencl", target_pointer_width = "64", target_endian = "little"));
+    let capable = cfg!(all(
+        any(feature = "opencl", feature = "cuda-api"),
+        target_pointer_width = "64",
+        target_endian = "little"
+    ));
     let placement = if !capable || matches!(forced, Some(b) if !b.is_device()) {
         Placement::Host(None)
     } else {
@@ -376,6 +408,8 @@ pub struct BackendReport {
     pub forced: Option<Backend>,
     /// The device large device-capable comprehensions run on, if one is present.
     pub device: Option<String>,
+    /// Its backend (`opencl` or `cuda`).
+    pub device_backend: Option<Backend>,
     /// In words: what runs where, and why.
     pub summary: String,
 }
@@ -389,7 +423,12 @@ impl fmt::Display for BackendReport {
 /// What runs comprehensions started on this thread, and why.
 pub fn backend() -> BackendReport {
     let forced = selection();
-    let device = gpu::device_for(Backend::OpenCl);
+    let device_backend = match forced {
+        Some(b) if b.is_device() => Ok(b),
+        _ => gpu::automatic_device(),
+    };
+    let device = device_backend.clone().and_then(gpu::device_for);
+    let device_backend = device.is_ok().then(|| device_backend.ok()).flatten();
     let device_name = device.as_ref().ok().map(|d| d.to_string());
     let summary = match (forced, &device) {
         (Some(Backend::Sequential), _) => {
@@ -398,13 +437,11 @@ pub fn backend() -> BackendReport {
         (Some(Backend::Rayon), _) => {
             "rayon: every comprehension runs on the current rayon pool (forced)".into()
         }
-        (Some(Backend::OpenCl), Ok(d)) => format!(
-            "opencl: every comprehension that can run on the device runs on {d} (forced); the \
+        (Some(b), Ok(d)) => format!(
+            "{b}: every comprehension that can run on the device runs on {d} (forced); the \
              others on rayon"
         ),
-        (Some(Backend::OpenCl), Err(e)) => {
-            format!("opencl is forced, but there is no OpenCL device: {e}")
-        }
+        (Some(b), Err(e)) => format!("{b} is forced, but there is no {b} device: {e}"),
         (None, Ok(d)) => format!(
             "automatic: comprehensions that can run on the device run on {d} when they have at \
              least {} elements (PARCOMP_DEVICE_MIN_WORK); the others on rayon",
@@ -412,7 +449,7 @@ pub fn backend() -> BackendReport {
         ),
         (None, Err(e)) => format!("automatic: every comprehension runs on rayon ({e})"),
     };
-    BackendReport { forced, device: device_name, summary }
+    BackendReport { forced, device: device_name, device_backend, summary }
 }
 
 #[cfg(test)]

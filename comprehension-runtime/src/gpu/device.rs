@@ -71,6 +71,9 @@ pub struct DeviceInfo {
     pub max_buffer: u64,
     /// Parallel compute units.
     pub compute_units: u32,
+    /// The memory's peak bandwidth in bytes per second, where the API tells it (CUDA: twice
+    /// the memory clock times the bus width).
+    pub peak_bandwidth: Option<f64>,
 }
 
 impl fmt::Display for DeviceInfo {

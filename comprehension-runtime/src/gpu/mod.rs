@@ -3,6 +3,8 @@
 //! See `README.md` in this folder for how the pieces fit together.
 
 mod cache;
+#[cfg(feature = "cuda-api")]
+pub mod cuda;
 pub mod device;
 mod executor;
 mod fault;
@@ -25,7 +27,7 @@ use crate::pipeline::Reducer;
 use crate::site::Site;
 use device::{Device, DeviceError, DeviceErrorKind, DeviceInfo};
 use std::sync::atomic::{AtomicBool, Ordering};
-#[cfg(feature = "opencl")]
+#[cfg(any(feature = "opencl", feature = "cuda-api"))]
 use std::sync::OnceLock;
 
 /// The dialect prelude every kernel starts with.
@@ -62,14 +64,67 @@ pub fn opencl_device() -> Result<&'static dyn Device, DeviceError> {
     }
 }
 
+/// The process's CUDA device, opened on first use.
+pub fn cuda_device() -> Result<&'static dyn Device, DeviceError> {
+    #[cfg(feature = "cuda-api")]
+    {
+        static DEVICE: OnceLock<Result<cuda::CudaDevice, DeviceError>> = OnceLock::new();
+        match DEVICE.get_or_init(cuda::CudaDevice::open) {
+            Ok(device) => Ok(device),
+            Err(e) => Err(e.clone()),
+        }
+    }
+    #[cfg(not(feature = "cuda-api"))]
+    {
+        Err(DeviceError::new(
+            DeviceErrorKind::Unavailable,
+            "this build has no CUDA support: enable the `cuda` feature of parcomp",
+        ))
+    }
+}
+
 /// The device of a device backend.
-pub(crate) fn device_for(backend: Backend) -> Result<&'static DeviceInfo, DeviceError> {
+pub fn device(backend: Backend) -> Result<&'static dyn Device, DeviceError> {
     match backend {
-        Backend::OpenCl => opencl_device().map(Device::info),
+        Backend::OpenCl => opencl_device(),
+        Backend::Cuda => cuda_device(),
         other => Err(DeviceError::new(
             DeviceErrorKind::Unavailable,
             format!("{other} is not a device backend"),
         )),
+    }
+}
+
+/// What the device of a device backend is (opening it on first use), or why there is none.
+pub fn device_for(backend: Backend) -> Result<&'static DeviceInfo, DeviceError> {
+    device(backend).map(Device::info)
+}
+
+/// The device backend the automatic choice uses: the first of [`Backend::DEVICES`] whose
+/// device is present (CUDA before OpenCL), or why there is none.
+pub(crate) fn automatic_device() -> Result<Backend, DeviceError> {
+    let mut why = Vec::new();
+    for &backend in Backend::DEVICES {
+        match device(backend) {
+            Ok(_) => return Ok(backend),
+            Err(e) => why.push((backend, e.message)),
+        }
+    }
+    let message = match why.as_slice() {
+        [] => "this build has no GPU feature (`opencl` or `cuda`)".to_string(),
+        [(_, only)] => only.clone(),
+        all => all.iter().map(|(b, m)| format!("{b}: {m}")).collect::<Vec<_>>().join("; "),
+    };
+    Err(DeviceError::new(DeviceErrorKind::Unavailable, message))
+}
+
+/// The device backends of this build, in words (`opencl`, `cuda or opencl`).
+pub(crate) fn device_names() -> String {
+    let names: Vec<&str> = Backend::DEVICES.iter().map(|b| b.name()).collect();
+    if names.is_empty() {
+        "GPU".into()
+    } else {
+        names.join(" or ")
     }
 }
 
@@ -95,14 +150,7 @@ pub(crate) fn warn_once(site: &'static Site, backend: Backend, message: &str) {
 }
 
 fn device_of(backend: Backend) -> Result<&'static dyn Device, DeviceFailure> {
-    match backend {
-        Backend::OpenCl => {
-            opencl_device().map_err(|e| DeviceFailure { message: e.to_string(), fatal: true })
-        }
-        other => {
-            Err(DeviceFailure { message: format!("{other} is not a device backend"), fatal: true })
-        }
-    }
+    device(backend).map_err(|e| DeviceFailure { message: e.to_string(), fatal: true })
 }
 
 /// One run on the device at a time: the queue is shared, and the device's memory too.

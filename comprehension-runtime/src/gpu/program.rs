@@ -310,6 +310,38 @@ pub(crate) fn monoid_source(fp64: bool, tag: &str, op: &str) -> String {
     out
 }
 
+/// With `PARCOMP_KERNEL_DUMP=<dir>`, writes every program source a run builds to
+/// `<dir>/<hash of the source>.kernel`, once: the set of kernels a test suite produces, which
+/// CI compiles for CUDA with NVRTC (`examples/verify_cuda_kernels.rs`) after running the suite
+/// on OpenCL. Failing to write is reported once, never fatal.
+fn dump(source: &str) {
+    static DIR: OnceLock<Option<std::path::PathBuf>> = OnceLock::new();
+    let Some(dir) = DIR.get_or_init(|| {
+        std::env::var_os("PARCOMP_KERNEL_DUMP").filter(|d| !d.is_empty()).map(Into::into)
+    }) else {
+        return;
+    };
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    source.hash(&mut hasher);
+    let path = dir.join(format!("{:016x}.kernel", hasher.finish()));
+    if path.exists() {
+        return;
+    }
+    let written = std::fs::create_dir_all(dir).and_then(|()| {
+        // Written under a temporary name and renamed, so that a reader never sees half a file.
+        let partial = path.with_extension(format!("part{}", std::process::id()));
+        std::fs::write(&partial, source)?;
+        std::fs::rename(&partial, &path)
+    });
+    if let Err(e) = written {
+        static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            eprintln!("parcomp: PARCOMP_KERNEL_DUMP: {} could not be written: {e}", path.display());
+        }
+    }
+}
+
 /// A built program shared by the runs that use it.
 pub(crate) type Built = Arc<dyn Program>;
 
@@ -332,6 +364,7 @@ pub(crate) fn build(device: &dyn Device, source: &str) -> Result<(Built, Origin)
     static BUILT: OnceLock<Mutex<Table>> = OnceLock::new();
     let key = cache::Key::new(device.info(), source, "");
     let hash = key.hash();
+    dump(source);
     let table = BUILT.get_or_init(Mutex::default);
     if let Some(found) = table
         .lock()

@@ -270,14 +270,22 @@ PC_DEF_ORD_MINMAX(bool)
   PC_FN PC_T(tag) pc_saturating_sub_##tag(PC_T(tag) a, PC_T(tag) b) {                              \
     return a < b ? (PC_T(tag))0 : pc_sub_##tag(a, b);                                              \
   }
-/* saturating_mul on tags of up to 32 bits: the exact product in the 64-bit type `Wide`
- * (pc_i64 or pc_u64), clamped to the tag's range. */
+/* saturating_mul on signed tags of up to 32 bits: the exact product in pc_i64, clamped to the
+ * tag's range. */
 #define PC_DEF_INT_SAT_MUL_WIDE(tag, Wide)                                                         \
   PC_FN PC_T(tag) pc_saturating_mul_##tag(PC_T(tag) a, PC_T(tag) b) {                              \
     Wide p = (Wide)a * (Wide)b;                                                                    \
     if (p < (Wide)PC_MIN_##tag) return PC_MIN_##tag;                                               \
     if (p > (Wide)PC_MAX_##tag) return PC_MAX_##tag;                                               \
     return (PC_T(tag))p;                                                                           \
+  }
+
+/* saturating_mul on unsigned tags of up to 32 bits: the exact product in pc_u64, clamped to
+ * MAX (no lower bound to check: comparing with MIN == 0 draws NVRTC's warning #186). */
+#define PC_DEF_UINT_SAT_MUL_WIDE(tag)                                                              \
+  PC_FN PC_T(tag) pc_saturating_mul_##tag(PC_T(tag) a, PC_T(tag) b) {                              \
+    pc_u64 p = (pc_u64)a * (pc_u64)b;                                                              \
+    return p > (pc_u64)PC_MAX_##tag ? PC_MAX_##tag : (PC_T(tag))p;                                 \
   }
 
 /* clamp(x, lo, hi) (Ord::clamp): Rust panics with "min > max. min = {lo}, max = {hi}" (rustc
@@ -340,9 +348,9 @@ PC_DEF_UINT(u64, pc_u64, 64u, 64u, PC_POPCOUNT64, PC_CLZ64)
 PC_DEF_INT_SAT_MUL_WIDE(i8, pc_i64)
 PC_DEF_INT_SAT_MUL_WIDE(i16, pc_i64)
 PC_DEF_INT_SAT_MUL_WIDE(i32, pc_i64)
-PC_DEF_INT_SAT_MUL_WIDE(u8, pc_u64)
-PC_DEF_INT_SAT_MUL_WIDE(u16, pc_u64)
-PC_DEF_INT_SAT_MUL_WIDE(u32, pc_u64)
+PC_DEF_UINT_SAT_MUL_WIDE(u8)
+PC_DEF_UINT_SAT_MUL_WIDE(u16)
+PC_DEF_UINT_SAT_MUL_WIDE(u32)
 
 /* saturating_mul on 64 bits: the wrapped product is exact iff dividing it by one factor gives
  * the other (MIN * -1, whose check would itself divide MIN by -1, is tested first); on

@@ -138,6 +138,8 @@ impl OpenClDevice {
             global_memory: device.global_mem_size().unwrap_or(0),
             max_buffer: device.max_mem_alloc_size().unwrap_or(0),
             compute_units: device.max_compute_units().unwrap_or(1),
+            // OpenCL does not tell the memory's bandwidth.
+            peak_bandwidth: None,
         };
         Ok(OpenClDevice { info, id, context, queue })
     }

@@ -1,0 +1,62 @@
+//! The CUDA device as far as a machine without an NVIDIA GPU can check it: opening it either
+//! succeeds (a driver and a device are present) or is an error that says what was looked for —
+//! never a panic inside cudarc — and forcing the backend then panics with that error. Where a
+//! GPU is present, `--ignored` also runs a kernel and reads it back.
+#![cfg(feature = "cuda-api")]
+
+use comprehension_runtime::gpu::device::{Arg, DeviceErrorKind};
+use comprehension_runtime::gpu::{cuda_device, PRELUDE};
+use comprehension_runtime::{with_backend, Backend};
+
+#[test]
+fn an_absent_driver_is_an_error_naming_what_was_searched() {
+    match cuda_device() {
+        Ok(device) => println!("CUDA device present: {}", device.info()),
+        Err(e) => {
+            assert_eq!(e.kind, DeviceErrorKind::Unavailable, "{e}");
+            let m = e.message;
+            assert!(
+                m.contains("libcuda.so.1") || m.contains("libnvrtc") || m.contains("device"),
+                "{m}"
+            );
+        }
+    }
+}
+
+#[test]
+fn forcing_cuda_without_a_device_panics_saying_so() {
+    if cuda_device().is_ok() {
+        return;
+    }
+    let result = std::panic::catch_unwind(|| {
+        with_backend(Backend::Cuda, || {
+            comprehension_runtime::segmented::replicated_iota(&[3, 1, 2])
+        })
+    });
+    let payload = result.expect_err("a forced absent device must panic");
+    let message = payload.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(message.contains("there is no cuda device"), "{message}");
+    assert!(message.contains("PARCOMP_BACKEND=cuda"), "{message}");
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU: run with `--ignored` where one is present"]
+fn a_kernel_runs_and_reads_back_on_a_gpu() {
+    let device = cuda_device().unwrap_or_else(|e| panic!("no CUDA device: {e}"));
+    let source = format!(
+        "{PRELUDE}\nPC_KERNEL void twice(PC_GLOBAL pc_u64* out, pc_u64 n, pc_u32 k) {{\n  pc_u64 i = PC_GLOBAL_ID();\n  if (i < n) out[i] = k * i + 1;\n}}\n"
+    );
+    let program = device.build(&source, "").unwrap_or_else(|e| panic!("{e}"));
+    let n = 1000u64;
+    let buffer = device.alloc(n as usize * 8).unwrap();
+    let args = [Arg::Buffer(&buffer), Arg::U64(n), Arg::U32(3)];
+    device.launch(&*program, "twice", n, 256, &args).unwrap();
+    let mut bytes = vec![0u8; n as usize * 8];
+    device.read(&buffer, 0, &mut bytes).unwrap();
+    let values: Vec<u64> =
+        bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+    assert_eq!(values, (0..n).map(|i| 3 * i + 1).collect::<Vec<_>>());
+    // The binary reloads.
+    let binary = program.binary().expect("a CUBIN");
+    device.load(&binary, "").unwrap();
+}
