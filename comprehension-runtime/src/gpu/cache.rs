@@ -162,6 +162,7 @@ mod tests {
             global_memory: 0,
             max_buffer: 0,
             compute_units: 1,
+            peak_bandwidth: None,
         }
     }
 
