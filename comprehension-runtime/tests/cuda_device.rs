@@ -60,3 +60,52 @@ fn a_kernel_runs_and_reads_back_on_a_gpu() {
     let binary = program.binary().expect("a CUBIN");
     device.load(&binary, "").unwrap();
 }
+
+/// Set in the environment of the child process, so that the child test does nothing when
+/// someone runs the ignored tests by hand.
+const CHILD: &str = "PARCOMP_TEST_CHILD";
+
+#[test]
+#[ignore = "run by an_old_driver_is_an_error_not_a_panic"]
+fn child_old_driver() {
+    if std::env::var_os(CHILD).is_none() {
+        return;
+    }
+    match cuda_device() {
+        Ok(device) => panic!("opened {}", device.info()),
+        Err(e) => println!("error: {e}"),
+    }
+}
+
+/// A stand-in `libcuda.so.1` whose only function says it is the CUDA 11.4 driver: opening the
+/// device must stop there with an error (cudarc would panic on the first function the old
+/// driver lacks).
+#[test]
+fn an_old_driver_is_an_error_not_a_panic() {
+    let dir = std::env::temp_dir().join(format!("parcomp-old-driver-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = dir.join("fake_cuda.c");
+    std::fs::write(&source, "int cuDriverGetVersion(int *v) { *v = 11040; return 0; }\n").unwrap();
+    let library = dir.join("libcuda.so.1");
+    let built = std::process::Command::new("cc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&library)
+        .arg(&source)
+        .status()
+        .expect("a C compiler (cc) to build the stand-in driver");
+    assert!(built.success());
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "child_old_driver", "--ignored", "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1")
+        .env("LD_LIBRARY_PATH", &dir)
+        .output()
+        .expect("the test binary runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("the CUDA driver is too old: it supports CUDA 11.4"),
+        "{stdout}\n{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

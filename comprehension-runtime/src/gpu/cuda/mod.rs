@@ -31,6 +31,9 @@ pub(crate) struct CudaDevice {
     arch: (i32, i32),
 }
 
+/// The oldest driver accepted, as cuDriverGetVersion gives it (CUDA 12.0).
+const MIN_DRIVER: i32 = 12000;
+
 fn unavailable(message: impl Into<String>) -> DeviceError {
     DeviceError::new(DeviceErrorKind::Unavailable, message)
 }
@@ -62,6 +65,24 @@ impl CudaDevice {
                 "no CUDA driver: libcuda could not be loaded (searched for {}; install the \
                  NVIDIA driver)",
                 library_names("cuda")
+            )));
+        }
+        // The driver's version first (cuDriverGetVersion exists in every driver and needs no
+        // cuInit): a driver older than CUDA 12.0 may lack functions cudarc binds, and calling a
+        // missing one panics inside cudarc. Refuse it here, with an error.
+        let mut driver = 0i32;
+        // SAFETY: cuDriverGetVersion writes one int through the pointer, which is valid for
+        // the call; the driver library is loaded (checked above).
+        unsafe { sys::cuDriverGetVersion(&mut driver) }
+            .result()
+            .map_err(|e| unavailable(format!("CUDA cuDriverGetVersion failed: {e}")))?;
+        if driver < MIN_DRIVER {
+            return Err(unavailable(format!(
+                "the CUDA driver is too old: it supports CUDA {}.{}, parcomp needs {}.{} or newer",
+                driver / 1000,
+                (driver % 1000) / 10,
+                MIN_DRIVER / 1000,
+                (MIN_DRIVER % 1000) / 10
             )));
         }
         nvrtc_available()?;
@@ -100,23 +121,19 @@ impl CudaDevice {
             }
             _ => None,
         };
-        let mut driver = 0i32;
-        // SAFETY: cuDriverGetVersion writes one int through the pointer, which is valid for
-        // the call; the driver library is loaded (checked above).
-        unsafe { sys::cuDriverGetVersion(&mut driver) }
-            .result()
-            .map_err(|e| query("driver version", e))?;
         let (nvrtc_major, nvrtc_minor) = nvrtc_version()?;
         let info = DeviceInfo {
             api: "cuda",
             name,
             vendor: "NVIDIA".into(),
             platform: format!("sm_{}{}", arch.0, arch.1),
-            // Part of the key of cached binaries: a new driver or NVRTC rebuilds them.
+            // Part of the key of cached binaries: a new driver, NVRTC or set of options
+            // rebuilds them.
             driver: format!(
-                "CUDA driver {}.{}, NVRTC {nvrtc_major}.{nvrtc_minor}",
+                "CUDA driver {}.{}, NVRTC {nvrtc_major}.{nvrtc_minor}, {}",
                 driver / 1000,
-                (driver % 1000) / 10
+                (driver % 1000) / 10,
+                nvrtc::options(arch).join(" ")
             ),
             is_cpu: false,
             fp64: true,
