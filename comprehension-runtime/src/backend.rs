@@ -279,11 +279,11 @@ fn choose(forced: Option<Backend>, required: bool, work: impl FnOnce() -> u64) -
 
 /// Runs one of the `parcomp::segmented` primitives where the backend in effect puts it, as a
 /// comprehension would be: `device` on a device backend when one is forced, or present and
-/// `work` is at least [`device_threshold`]; `host` otherwise, or when the device failed (a
-/// forced device's failure is a panic).
+/// `work()` (asked only then) is at least [`device_threshold`]; `host` otherwise, or when the
+/// device failed (a forced device's failure is a panic).
 pub(crate) fn primitive<R>(
     site: &'static Site,
-    work: u64,
+    work: impl FnOnce() -> u64,
     device: impl FnOnce(Backend) -> Result<R, DeviceFailure>,
     host: impl FnOnce() -> R,
 ) -> R {
@@ -297,7 +297,7 @@ pub(crate) fn primitive<R>(
     let placement = if !capable || matches!(forced, Some(b) if !b.is_device()) {
         Placement::Host(None)
     } else {
-        choose(forced, false, || work)
+        choose(forced, false, work)
     };
     let reason = match placement {
         Placement::Host(reason) => reason,

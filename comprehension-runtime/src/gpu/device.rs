@@ -93,6 +93,22 @@ impl Buffer {
     pub fn bytes(&self) -> usize {
         self.bytes
     }
+
+    /// An error unless `len` bytes at `offset` lie inside the buffer: what every device checks
+    /// before a copy, so that a wrong size is an error and never a copy outside the allocation.
+    pub(crate) fn check_range(&self, offset: usize, len: usize) -> Result<(), DeviceError> {
+        match offset.checked_add(len) {
+            Some(end) if end <= self.bytes => Ok(()),
+            _ => Err(DeviceError::new(
+                DeviceErrorKind::Transfer,
+                format!(
+                    "parcomp internal error: a copy of {len} bytes at {offset} outside a buffer \
+                     of {}",
+                    self.bytes
+                ),
+            )),
+        }
+    }
 }
 
 impl fmt::Debug for Buffer {

@@ -952,21 +952,18 @@ impl<'c> Session<'c> {
         if *count == 0 {
             return Ok(());
         }
+        // Every nested comprehension runs on the same contexts, each its own group: one iota
+        // tags them, for all of them.
+        let iota = self.alloc(count * 8)?;
+        self.launch(true, "pc_iota", *count, &[Arg::Buffer(&iota.buf), Arg::U64(*count)])?;
+        let inner =
+            Parents::Rows { count: *count, cap: *cap, columns, group: Some(&iota), whole: None };
         if let Terminal::Rows = comp.terminal {
             // The head is the nested `par!`: its values, grouped by context, are the rows.
             let (Sink::Top(top), [nested]) = (sink, comp.nested) else {
                 return Err(malformed("rows of a nested comprehension"));
             };
             top.begin_rows(usize::try_from(*count).map_err(|_| too_big())?);
-            let iota = self.alloc(count * 8)?;
-            self.launch(true, "pc_iota", *count, &[Arg::Buffer(&iota.buf), Arg::U64(*count)])?;
-            let inner = Parents::Rows {
-                count: *count,
-                cap: *cap,
-                columns,
-                group: Some(&iota),
-                whole: None,
-            };
             return self.level(nested.comp, 0, &inner, &mut Sink::Rows(&mut **top));
         }
         let mut results: Vec<(u32, Column<'c>)> = Vec::new();
@@ -980,16 +977,7 @@ impl<'c> Session<'c> {
             let acc = self.plan.reductions[reduction as usize].acc;
             let result = self.column(acc, *cap)?;
             self.fill_identity(reduction, &result, *count)?;
-            let iota = self.alloc(count * 8)?;
-            self.launch(true, "pc_iota", *count, &[Arg::Buffer(&iota.buf), Arg::U64(*count)])?;
             let mut carry = self.carry(reduction)?;
-            let inner = Parents::Rows {
-                count: *count,
-                cap: *cap,
-                columns,
-                group: Some(&iota),
-                whole: None,
-            };
             let mut inner_sink = Sink::Segmented { result: &result, carry: &mut carry, reduction };
             self.level(nested.comp, 0, &inner, &mut inner_sink)?;
             results.push((nested.result, result));

@@ -322,8 +322,7 @@ fn prepared(
     }
     let source = program::comprehension_source(plan, &prelude, &par_fn_source, &classes, info.fp64);
     let fatal = |e: DeviceError| DeviceFailure { message: e.to_string(), fatal: true };
-    let (generic, generic_origin) =
-        program::build(device, &program::generic_source(info.fp64)).map_err(fatal)?;
+    let (generic, generic_origin) = program::generic(device).map_err(fatal)?;
     let (program, origin) = program::build(device, &source).map_err(fatal)?;
     let prepared = Arc::new(Prepared { types, faults, program, generic });
     table.lock().unwrap_or_else(|p| p.into_inner()).insert(key, prepared.clone());

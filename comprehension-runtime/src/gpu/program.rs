@@ -286,7 +286,7 @@ pub(crate) fn comprehension_source(
 }
 
 /// The source of the generic kernels.
-pub(crate) fn generic_source(fp64: bool) -> String {
+fn generic_source(fp64: bool) -> String {
     let mut out = headers(fp64);
     out.push_str(GENERIC);
     out
@@ -295,7 +295,7 @@ pub(crate) fn generic_source(fp64: bool) -> String {
 /// The program of the segmented API's primitives for one monoid: the reduction kernels of
 /// `reduce.cl` (prefix `pc_m`) over the primitive `tag`, combining with the scalar operation
 /// `op` (`add`, `min`, ...), the identity read from the first value of the captures buffer.
-pub(crate) fn monoid_source(fp64: bool, tag: &str, op: &str) -> String {
+fn monoid_source(fp64: bool, tag: &str, op: &str) -> String {
     let mut out = headers(fp64);
     let _ = writeln!(out, "/* ---- types ---- */\n{}", type_prelude([]).source);
     let _ = writeln!(
@@ -340,6 +340,43 @@ fn dump(source: &str) {
             eprintln!("parcomp: PARCOMP_KERNEL_DUMP: {} could not be written: {e}", path.display());
         }
     }
+}
+
+/// A program found by a small key instead of its source: assembling and hashing a source
+/// costs more than a run of a few elements.
+fn memoized<K: std::hash::Hash + Eq + Send + 'static>(
+    table: &'static OnceLock<Mutex<HashMap<K, Built>>>,
+    key: K,
+    source: impl FnOnce() -> String,
+    device: &dyn Device,
+) -> Result<(Built, Origin), DeviceError> {
+    let table = table.get_or_init(Mutex::default);
+    if let Some(found) = table.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok((found.clone(), Origin::Memory));
+    }
+    let (program, origin) = build(device, &source())?;
+    table.lock().unwrap_or_else(|p| p.into_inner()).insert(key, program.clone());
+    Ok((program, origin))
+}
+
+/// The generic program of `device`.
+pub(crate) fn generic(device: &dyn Device) -> Result<(Built, Origin), DeviceError> {
+    static TABLE: OnceLock<Mutex<HashMap<usize, Built>>> = OnceLock::new();
+    let key = std::ptr::from_ref(device).cast::<()>() as usize;
+    memoized(&TABLE, key, || generic_source(device.info().fp64), device)
+}
+
+/// The program of the monoid `op` over the primitive `tag` on `device` (see
+/// [`monoid_source`]).
+pub(crate) fn monoid(
+    device: &dyn Device,
+    tag: &'static str,
+    op: &'static str,
+) -> Result<(Built, Origin), DeviceError> {
+    type Key = (usize, &'static str, &'static str);
+    static TABLE: OnceLock<Mutex<HashMap<Key, Built>>> = OnceLock::new();
+    let key = (std::ptr::from_ref(device).cast::<()>() as usize, tag, op);
+    memoized(&TABLE, key, || monoid_source(device.info().fp64, tag, op), device)
 }
 
 /// A built program shared by the runs that use it.

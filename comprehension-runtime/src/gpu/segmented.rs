@@ -61,8 +61,7 @@ impl<'d> Run<'d> {
     fn new(backend: Backend, site: &'static Site) -> Result<Self, DeviceFailure> {
         let device = super::device_of(backend)?;
         let start = Instant::now();
-        let (generic, origin) =
-            program::build(device, &program::generic_source(device.info().fp64)).map_err(fatal)?;
+        let (generic, origin) = program::generic(device).map_err(fatal)?;
         let mut stats = RunStats::default();
         stats.count(origin);
         stats.compile = start.elapsed();
@@ -79,10 +78,10 @@ impl<'d> Run<'d> {
         Ok(run)
     }
 
-    /// Builds (or finds) the program of `source`.
-    fn program(&self, source: &str) -> Result<program::Built, DeviceFailure> {
+    /// Builds (or finds) the program of the monoid `op` over `tag`.
+    fn monoid(&self, tag: &'static str, op: &'static str) -> Result<program::Built, DeviceFailure> {
         let start = Instant::now();
-        let (program, origin) = program::build(self.device, source).map_err(fatal)?;
+        let (program, origin) = program::monoid(self.device, tag, op).map_err(fatal)?;
         let mut stats = self.stats.borrow_mut();
         stats.count(origin);
         stats.compile += start.elapsed();
@@ -210,7 +209,7 @@ impl<'d> Run<'d> {
 pub(crate) fn monoid<T: DeviceType>(
     backend: Backend,
     site: &'static Site,
-    op: &str,
+    op: &'static str,
     identity: T,
     values: &[T],
     segments: Segments<'_>,
@@ -248,7 +247,7 @@ pub(crate) fn monoid<T: DeviceType>(
             fatal: false,
         });
     }
-    let program = run.program(&program::monoid_source(info.fp64, prim.tag(), op))?;
+    let program = run.monoid(prim.tag(), op)?;
     let program = &*program;
     let (_, bytes) = to_columns(values, values.len());
     let vals = run.upload(&bytes)?;

@@ -30,7 +30,8 @@ use rayon::prelude::*;
 /// ```
 pub fn replicated_iota(reps: &[usize]) -> Vec<usize> {
     static SITE: Site = Site::api("parcomp::segmented::replicated_iota");
-    let work = reps.iter().fold(reps.len() as u64, |sum, &r| sum.saturating_add(r as u64));
+    // Summed only when the choice depends on it (a device is present, not forced).
+    let work = || reps.iter().fold(reps.len() as u64, |sum, &r| sum.saturating_add(r as u64));
     backend::primitive(
         &SITE,
         work,
@@ -53,7 +54,7 @@ pub fn segmented_iota(flags: &[bool]) -> Vec<usize> {
     static SITE: Site = Site::api("parcomp::segmented::segmented_iota");
     backend::primitive(
         &SITE,
-        flags.len() as u64,
+        || flags.len() as u64,
         |b| device::segmented_iota(b, &SITE, flags),
         || segmented_iota_host(&SITE, flags),
     )

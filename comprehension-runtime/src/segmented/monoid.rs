@@ -53,68 +53,31 @@ pub trait Monoid<T: DeviceType>: sealed::Sealed + Copy + Send + Sync + 'static {
     /// The combination of all `values`, in order (the identity if there are none).
     fn reduce(self, values: &[T]) -> T {
         static SITE: Site = Site::api("parcomp::segmented::Monoid::reduce");
-        let device = |b| {
-            device::monoid(
-                b,
-                &SITE,
-                self.kernel_op(),
-                self.identity(),
-                values,
-                Segments::Whole,
-                Output::PerSegment,
-            )
-        };
         let host = || {
-            if backend::host_parallel() {
+            vec![if backend::host_parallel() {
                 values.par_iter().copied().reduce(|| self.identity(), |a, b| self.combine(a, b))
             } else {
                 values.iter().fold(self.identity(), |a, &b| self.combine(a, b))
-            }
+            }]
         };
-        let one = |out: Vec<T>| out.first().copied().unwrap_or_else(|| self.identity());
-        backend::primitive(&SITE, values.len() as u64, |b| device(b).map(one), host)
+        // One segment, one result (the identity when there are no values).
+        run(self, &SITE, values.len() as u64, values, Segments::Whole, Output::PerSegment, host)[0]
     }
 
     /// The inclusive scan of `values`, as [`scan_inclusive`].
     fn scan_inclusive(self, values: &[T]) -> Vec<T> {
         static SITE: Site = Site::api("parcomp::segmented::Monoid::scan_inclusive");
-        backend::primitive(
-            &SITE,
-            values.len() as u64,
-            |b| {
-                device::monoid(
-                    b,
-                    &SITE,
-                    self.kernel_op(),
-                    self.identity(),
-                    values,
-                    Segments::Whole,
-                    Output::Inclusive,
-                )
-            },
-            || scan_inclusive(values, self.identity(), |a, b| self.combine(a, b)),
-        )
+        run(self, &SITE, values.len() as u64, values, Segments::Whole, Output::Inclusive, || {
+            scan_inclusive(values, self.identity(), |a, b| self.combine(a, b))
+        })
     }
 
     /// The exclusive scan of `values`, as [`scan_exclusive`].
     fn scan_exclusive(self, values: &[T]) -> Vec<T> {
         static SITE: Site = Site::api("parcomp::segmented::Monoid::scan_exclusive");
-        backend::primitive(
-            &SITE,
-            values.len() as u64,
-            |b| {
-                device::monoid(
-                    b,
-                    &SITE,
-                    self.kernel_op(),
-                    self.identity(),
-                    values,
-                    Segments::Whole,
-                    Output::Exclusive,
-                )
-            },
-            || scan_exclusive(values, self.identity(), |a, b| self.combine(a, b)),
-        )
+        run(self, &SITE, values.len() as u64, values, Segments::Whole, Output::Exclusive, || {
+            scan_exclusive(values, self.identity(), |a, b| self.combine(a, b))
+        })
     }
 
     /// The inclusive scan restarting at every segment start, as [`segmented_scan`].
@@ -125,22 +88,10 @@ pub trait Monoid<T: DeviceType>: sealed::Sealed + Copy + Send + Sync + 'static {
     fn segmented_scan(self, flags: &[bool], values: &[T]) -> Vec<T> {
         static SITE: Site = Site::api("parcomp::segmented::Monoid::segmented_scan");
         super::check_lengths("Monoid::segmented_scan", flags.len(), values.len());
-        backend::primitive(
-            &SITE,
-            values.len() as u64,
-            |b| {
-                device::monoid(
-                    b,
-                    &SITE,
-                    self.kernel_op(),
-                    self.identity(),
-                    values,
-                    Segments::Flags(flags),
-                    Output::Inclusive,
-                )
-            },
-            || segmented_scan(flags, values, self.identity(), |a, b| self.combine(a, b)),
-        )
+        let segments = Segments::Flags(flags);
+        run(self, &SITE, values.len() as u64, values, segments, Output::Inclusive, || {
+            segmented_scan(flags, values, self.identity(), |a, b| self.combine(a, b))
+        })
     }
 
     /// One combination per flag-delimited segment, as [`segmented_reduce`].
@@ -151,46 +102,37 @@ pub trait Monoid<T: DeviceType>: sealed::Sealed + Copy + Send + Sync + 'static {
     fn segmented_reduce(self, flags: &[bool], values: &[T]) -> Vec<T> {
         static SITE: Site = Site::api("parcomp::segmented::Monoid::segmented_reduce");
         super::check_lengths("Monoid::segmented_reduce", flags.len(), values.len());
-        backend::primitive(
-            &SITE,
-            values.len() as u64,
-            |b| {
-                device::monoid(
-                    b,
-                    &SITE,
-                    self.kernel_op(),
-                    self.identity(),
-                    values,
-                    Segments::Flags(flags),
-                    Output::PerSegment,
-                )
-            },
-            || segmented_reduce(flags, values, self.identity(), |a, b| self.combine(a, b)),
-        )
+        let segments = Segments::Flags(flags);
+        run(self, &SITE, values.len() as u64, values, segments, Output::PerSegment, || {
+            segmented_reduce(flags, values, self.identity(), |a, b| self.combine(a, b))
+        })
     }
 
     /// One combination per row (the identity for an empty row), as [`reduce_rows`].
     fn reduce_rows(self, rows: &Jagged<T>) -> Vec<T> {
         static SITE: Site = Site::api("parcomp::segmented::Monoid::reduce_rows");
         let work = (rows.values().len() as u64).saturating_add(rows.len() as u64);
-        backend::primitive(
-            &SITE,
-            work,
-            |b| {
-                let segments = Segments::Offsets(rows.offsets());
-                device::monoid(
-                    b,
-                    &SITE,
-                    self.kernel_op(),
-                    self.identity(),
-                    rows.values(),
-                    segments,
-                    Output::PerSegment,
-                )
-            },
-            || reduce_rows(rows, self.identity(), |a, b| self.combine(a, b)),
-        )
+        let segments = Segments::Offsets(rows.offsets());
+        run(self, &SITE, work, rows.values(), segments, Output::PerSegment, || {
+            reduce_rows(rows, self.identity(), |a, b| self.combine(a, b))
+        })
     }
+}
+
+/// Runs one of `monoid`'s primitives where the backend in effect puts it: on a device, the
+/// segmented scan of `values` cut into `segments`, giving `output`; on the host, `host`.
+fn run<T: DeviceType, M: Monoid<T>>(
+    monoid: M,
+    site: &'static Site,
+    work: u64,
+    values: &[T],
+    segments: Segments<'_>,
+    output: Output,
+    host: impl FnOnce() -> Vec<T>,
+) -> Vec<T> {
+    let op = monoid.kernel_op();
+    let on_device = |b| device::monoid(b, site, op, monoid.identity(), values, segments, output);
+    backend::primitive(site, || work, on_device, host)
 }
 
 /// Addition: integers wrap (as a release build's `+`); the float identity is `-0.0`, so that

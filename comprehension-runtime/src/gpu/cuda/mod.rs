@@ -155,7 +155,6 @@ impl CudaDevice {
 /// Device memory: a raw allocation, freed with its context bound.
 struct Memory {
     ptr: sys::CUdeviceptr,
-    bytes: usize,
     context: Arc<CudaContext>,
 }
 
@@ -191,16 +190,14 @@ impl Program for CudaProgram {
 }
 
 impl CudaDevice {
+    /// Loads a CUBIN (or NUL-terminated PTX); `keep` keeps a copy for the disk cache.
     fn load_module(&self, image: Vec<u8>, keep: bool) -> Result<CudaProgram, DeviceError> {
+        let binary = keep.then(|| image.clone());
         let module = self
             .context
-            .load_module(Ptx::from_binary(image.clone()))
+            .load_module(Ptx::from_binary(image))
             .map_err(|e| api(DeviceErrorKind::Build, "cuModuleLoadData", e))?;
-        Ok(CudaProgram {
-            module,
-            functions: Mutex::new(HashMap::new()),
-            binary: keep.then_some(image),
-        })
+        Ok(CudaProgram { module, functions: Mutex::new(HashMap::new()), binary })
     }
 
     fn memory<'b>(&self, buffer: &'b Buffer) -> Result<&'b Memory, DeviceError> {
@@ -219,15 +216,12 @@ impl Device for CudaDevice {
         let compiled = compile(source, self.arch, options)?;
         // The CUBIN for this device's architecture; PTX (JIT-compiled by the driver) only if
         // NVRTC could not give one.
-        let (image, keep) = match compiled.cubin {
-            Some(cubin) => (cubin, true),
-            None => {
-                let mut ptx = compiled.ptx.into_bytes();
-                ptx.push(0);
-                (ptx, true)
-            }
-        };
-        Ok(Box::new(self.load_module(image, keep)?))
+        let image = compiled.cubin.unwrap_or_else(|| {
+            let mut ptx = compiled.ptx.into_bytes();
+            ptx.push(0);
+            ptx
+        });
+        Ok(Box::new(self.load_module(image, true)?))
     }
 
     fn load(&self, binary: &[u8], _options: &str) -> Result<Box<dyn Program>, DeviceError> {
@@ -241,13 +235,13 @@ impl Device for CudaDevice {
         // returned, which frees it once.
         let ptr = unsafe { result::malloc_sync(bytes) }
             .map_err(|e| api(DeviceErrorKind::Alloc, &format!("cuMemAlloc of {bytes} bytes"), e))?;
-        let memory = Memory { ptr, bytes, context: self.context.clone() };
+        let memory = Memory { ptr, context: self.context.clone() };
         Ok(Buffer { raw: Box::new(memory), bytes })
     }
 
     fn write(&self, buffer: &Buffer, offset: usize, data: &[u8]) -> Result<(), DeviceError> {
         let memory = self.memory(buffer)?;
-        check_range(memory.bytes, offset, data.len())?;
+        buffer.check_range(offset, data.len())?;
         self.bind()?;
         // SAFETY: the destination range lies inside the allocation (checked above); the copy
         // is synchronous, so `data` is read before the call returns.
@@ -257,7 +251,7 @@ impl Device for CudaDevice {
 
     fn read(&self, buffer: &Buffer, offset: usize, out: &mut [u8]) -> Result<(), DeviceError> {
         let memory = self.memory(buffer)?;
-        check_range(memory.bytes, offset, out.len())?;
+        buffer.check_range(offset, out.len())?;
         self.bind()?;
         // SAFETY: the source range lies inside the allocation (checked above); the copy is
         // synchronous with the legacy default stream, where every kernel was launched, so it
@@ -346,14 +340,4 @@ impl Device for CudaDevice {
             .synchronize()
             .map_err(|e| api(DeviceErrorKind::Launch, "cuCtxSynchronize (a kernel failed)", e))
     }
-}
-
-fn check_range(size: usize, offset: usize, len: usize) -> Result<(), DeviceError> {
-    if offset.checked_add(len).is_none_or(|end| end > size) {
-        return Err(DeviceError::new(
-            DeviceErrorKind::Transfer,
-            format!("a copy of {len} bytes at {offset} does not fit a buffer of {size} bytes"),
-        ));
-    }
-    Ok(())
 }

@@ -170,6 +170,31 @@ PC_KERNEL void PC_R_(_segcarries)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc
   }
 }
 
+/* The start of phase 3, for _segapply and _segscanout: (rf, rv), the (flag, value) of
+ * everything before work-item t's first position `first` — its tile's carry-in, then the
+ * positions of the work-items before it in the tile. Every work-item of the group calls it (it
+ * has barriers). */
+PC_FN void PC_R_(_carry_in)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps, pc_u64 n,
+                            PC_GLOBAL const pc_u8 *vals, pc_u64 vals_cap,
+                            PC_GLOBAL const pc_u64 *groups, PC_GLOBAL const pc_u64 *carry_group,
+                            PC_GLOBAL const pc_u64 *agg_flags, pc_u64 agg_cap,
+                            PC_GLOBAL const pc_u8 *agg_vals, PC_LOCAL_PTR(pc_bool) flags,
+                            PC_LOCAL_PTR(PC_R_T) scratch, pc_u64 first, pc_bool *rf,
+                            PC_R_T *rv) {
+  pc_u32 t = PC_LOCAL_ID();
+  pc_u64 g = PC_GROUP_ID();
+  pc_bool f = 0;
+  PC_R_T v = PC_R_(_identity)(pc_fault, pc_caps);
+  for (pc_u32 k = 0; k < PC_ITEMS; k++) {
+    pc_u64 j = first + k;
+    if (j < n) PC_R_(_seg)(pc_fault, pc_caps, &f, &v, PC_R_FLAG(j), PC_LOAD(PC_RED_C)(vals, vals_cap, j));
+  }
+  PC_R_(_segscan)(pc_fault, pc_caps, flags, scratch, f, v);
+  *rf = (pc_bool)agg_flags[g];
+  *rv = PC_LOAD(PC_RED_C)(agg_vals, agg_cap, g);
+  if (t > 0) PC_R_(_seg)(pc_fault, pc_caps, rf, rv, flags[t - 1], scratch[t - 1]);
+}
+
 /* Phase 3: every position's value (its tile's carry-in, its work-item's prefix, its own
  * running value); the last position of each group writes the group's result, and the chunk's
  * last position the next chunk's carry. */
@@ -183,19 +208,11 @@ PC_KERNEL void PC_R_(_segapply)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_c
                                 PC_GLOBAL pc_u8 *next_val) {
   PC_LOCAL_ARRAY(PC_R_T, scratch, PC_WG);
   PC_LOCAL_ARRAY(pc_bool, flags, PC_WG);
-  pc_u32 t = PC_LOCAL_ID();
-  pc_u64 g = PC_GROUP_ID();
-  pc_u64 first = g * (pc_u64)PC_TILE + (pc_u64)t * PC_ITEMS;
-  pc_bool f = 0;
-  PC_R_T v = PC_R_(_identity)(pc_fault, pc_caps);
-  for (pc_u32 k = 0; k < PC_ITEMS; k++) {
-    pc_u64 j = first + k;
-    if (j < n) PC_R_(_seg)(pc_fault, pc_caps, &f, &v, PC_R_FLAG(j), PC_LOAD(PC_RED_C)(vals, vals_cap, j));
-  }
-  PC_R_(_segscan)(pc_fault, pc_caps, flags, scratch, f, v);
-  pc_bool rf = (pc_bool)agg_flags[g];
-  PC_R_T rv = PC_LOAD(PC_RED_C)(agg_vals, agg_cap, g);
-  if (t > 0) PC_R_(_seg)(pc_fault, pc_caps, &rf, &rv, flags[t - 1], scratch[t - 1]);
+  pc_u64 first = PC_GROUP_ID() * (pc_u64)PC_TILE + (pc_u64)PC_LOCAL_ID() * PC_ITEMS;
+  pc_bool rf;
+  PC_R_T rv;
+  PC_R_(_carry_in)(pc_fault, pc_caps, n, vals, vals_cap, groups, carry_group, agg_flags, agg_cap,
+                   agg_vals, flags, scratch, first, &rf, &rv);
   for (pc_u32 k = 0; k < PC_ITEMS; k++) {
     pc_u64 j = first + k;
     if (j >= n) break;
@@ -220,19 +237,11 @@ PC_KERNEL void PC_R_(_segscanout)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc
                                   pc_u64 out_cap, PC_GLOBAL pc_u8 *out) {
   PC_LOCAL_ARRAY(PC_R_T, scratch, PC_WG);
   PC_LOCAL_ARRAY(pc_bool, flags, PC_WG);
-  pc_u32 t = PC_LOCAL_ID();
-  pc_u64 g = PC_GROUP_ID();
-  pc_u64 first = g * (pc_u64)PC_TILE + (pc_u64)t * PC_ITEMS;
-  pc_bool f = 0;
-  PC_R_T v = PC_R_(_identity)(pc_fault, pc_caps);
-  for (pc_u32 k = 0; k < PC_ITEMS; k++) {
-    pc_u64 j = first + k;
-    if (j < n) PC_R_(_seg)(pc_fault, pc_caps, &f, &v, PC_R_FLAG(j), PC_LOAD(PC_RED_C)(vals, vals_cap, j));
-  }
-  PC_R_(_segscan)(pc_fault, pc_caps, flags, scratch, f, v);
-  pc_bool rf = (pc_bool)agg_flags[g];
-  PC_R_T rv = PC_LOAD(PC_RED_C)(agg_vals, agg_cap, g);
-  if (t > 0) PC_R_(_seg)(pc_fault, pc_caps, &rf, &rv, flags[t - 1], scratch[t - 1]);
+  pc_u64 first = PC_GROUP_ID() * (pc_u64)PC_TILE + (pc_u64)PC_LOCAL_ID() * PC_ITEMS;
+  pc_bool rf;
+  PC_R_T rv;
+  PC_R_(_carry_in)(pc_fault, pc_caps, n, vals, vals_cap, groups, carry_group, agg_flags, agg_cap,
+                   agg_vals, flags, scratch, first, &rf, &rv);
   for (pc_u32 k = 0; k < PC_ITEMS; k++) {
     pc_u64 j = first + k;
     if (j >= n) break;

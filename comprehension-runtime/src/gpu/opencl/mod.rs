@@ -241,7 +241,7 @@ impl Device for OpenClDevice {
         if data.is_empty() {
             return Ok(());
         }
-        check_range(buffer, offset, data.len())?;
+        buffer.check_range(offset, data.len())?;
         let mem = mem_of(buffer);
         // SAFETY: the write is blocking, so `data` outlives the copy; the range was checked to
         // lie inside the buffer. The buffer handle is only read (`cl_mem` is a reference).
@@ -268,7 +268,7 @@ impl Device for OpenClDevice {
         if out.is_empty() {
             return Ok(());
         }
-        check_range(buffer, offset, out.len())?;
+        buffer.check_range(offset, out.len())?;
         let mem = mem_of(buffer);
         // SAFETY: the read is blocking, so `out` outlives the copy; the range was checked.
         unsafe { self.queue.enqueue_read_buffer(&mem.0, CL_BLOCKING, offset, out, &[]) }
@@ -384,17 +384,4 @@ fn mem_of(buffer: &Buffer) -> &ClMemOf {
         .raw
         .downcast_ref::<ClMemOf>()
         .expect("parcomp internal error: an OpenCL call with another API's buffer")
-}
-
-fn check_range(buffer: &Buffer, offset: usize, len: usize) -> Result<(), DeviceError> {
-    match offset.checked_add(len) {
-        Some(end) if end <= buffer.bytes => Ok(()),
-        _ => Err(DeviceError::new(
-            DeviceErrorKind::Transfer,
-            format!(
-                "parcomp internal error: a copy of {len} bytes at {offset} outside a buffer of {}",
-                buffer.bytes
-            ),
-        )),
-    }
 }
