@@ -18,14 +18,14 @@
 
 #[path = "support/lines.rs"]
 mod lines;
-#[path = "support/png.rs"]
-mod png;
 #[path = "support/timing.rs"]
 mod timing;
 
 use lines::{get_point_in_line, points_in_line, Line, Point};
 use parcomp::par;
-use std::path::PathBuf;
+use std::fs::File;
+use std::io::{self, BufWriter};
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Size of the grid random lines are drawn on.
@@ -78,8 +78,7 @@ fn main() {
 
     // A picture: each cell is a square of `scale` pixels, points black on white.
     let scale = if width <= 100 { 8 } else { 2 };
-    let written =
-        png::write_grid(&path, width, height, scale, |x, y| if grid[y][x] { 0 } else { 255 });
+    let written = write_grid(&path, width, height, scale, |x, y| if grid[y][x] { 0 } else { 255 });
     match written {
         Ok(()) => println!(
             "wrote {} ({}x{} pixels, {scale}x{scale} per cell)",
@@ -92,6 +91,37 @@ fn main() {
             std::process::exit(1);
         }
     }
+}
+
+/// Writes a grid of cells as an 8-bit grayscale PNG: each cell becomes a `scale` × `scale`
+/// square, `cell_color(x, y)` its gray level (0 black, 255 white); a thin light line separates
+/// cells when `scale >= 4` so that single points are easy to count.
+fn write_grid(
+    path: &Path,
+    width: usize,
+    height: usize,
+    scale: usize,
+    cell_color: impl Fn(usize, usize) -> u8,
+) -> io::Result<()> {
+    let (w, h) = (width * scale, height * scale);
+    let mut pixels = vec![0u8; w * h];
+    for py in 0..h {
+        for px in 0..w {
+            let (x, y) = (px / scale, py / scale);
+            let border = scale >= 4 && (px % scale == 0 || py % scale == 0);
+            let value = cell_color(x, y);
+            // The separating line is drawn only over background (light) cells.
+            pixels[py * w + px] = if border && value > 128 { 220 } else { value };
+        }
+    }
+    let side = |n: usize| u32::try_from(n).map_err(|_| io::Error::other("image too large"));
+    let mut encoder = png::Encoder::new(BufWriter::new(File::create(path)?), side(w)?, side(h)?);
+    encoder.set_color(png::ColorType::Grayscale);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(&pixels)?;
+    writer.finish()?;
+    Ok(())
 }
 
 /// The points the comprehension produced for line `k` (they are contiguous, in line order).
