@@ -4,7 +4,7 @@
 //! is in the device subset — into kernel source and a [`DevicePlan`]. At the call site the
 //! emitted code then *observes* what the kernels need: the root's elements, every captured
 //! value, the type of the head. Whether a Rust type can live on a device is decided by
-//! autoref dispatch on a [`Probe`] ([`probe`]): `(&&Probe::of(&x)).capture_slice(&x)` picks
+//! autoref dispatch on a `Probe` ([`probe`]): `(&&Probe::of(&x)).capture_slice(&x)` picks
 //! the device implementation when the type is a [`DeviceType`], and otherwise one that says
 //! why not — no specialization, no trait bound that could stop a program from compiling. The
 //! observations are borrowed trait objects: building an [`Offload`] allocates nothing and

@@ -3,7 +3,7 @@
 //! A generator `x <- e` can be flattened when the runtime can ask `e` for its length and its
 //! `i`-th element in O(1) — the `Size` and `Fetch` of the translation. Ranges, slices, `Vec`s,
 //! arrays and the rows of a [`Jagged`](crate::Jagged) are sources; `map`, `step_by` and `rev`
-//! over a source are sources again ([`adaptors`]).
+//! over a source are sources again (`adaptors`).
 
 mod adaptors;
 mod range;

@@ -1,12 +1,12 @@
 //! From syntax to plan: scopes, dependencies, and the classification of every generator.
 //!
 //! Walking the qualifiers left to right, the analysis knows which variables are bound at each
-//! point ([`scope`]). For every qualifier it finds the variables the qualifier mentions
-//! ([`free_vars`]), reports uses of a variable before the qualifier that binds it, rejects a
+//! point (`scope`). For every qualifier it finds the variables the qualifier mentions
+//! (`free_vars`), reports uses of a variable before the qualifier that binds it, rejects a
 //! filter before the first generator, and classifies each generator ([`generator`]): invariant
 //! (a product — the regular case), flattenable (an expand), or an error naming the generator
-//! and the forms that work. Parallel branches are zipped at the root ([`zip`]); comprehensions
-//! nested in the head become inner plans ([`nested`]).
+//! and the forms that work. Parallel branches are zipped at the root (`zip`); comprehensions
+//! nested in the head become inner plans (`nested`).
 
 pub(crate) mod device;
 pub(crate) mod free_vars;

@@ -6,7 +6,7 @@ use crate::text::text;
 use std::fmt::Write;
 
 impl Compiled {
-    /// The plan as text (see [`Plan::explain`]), and where it runs: on a device when one is
+    /// The plan as text (see `Plan::explain_with`), and where it runs: on a device when one is
     /// present, or on the CPU and why.
     pub fn explain(&self) -> String {
         let names = |vars: &[VarId]| -> String {

@@ -5,7 +5,7 @@
 //! a generator whose source does not depend on the context is a *product* (the regular case),
 //! any other is an *expand*. Parallel branches are zipped at the root; comprehensions nested in
 //! the head become inner plans, each reduced once per context inside the enclosing run. A plan
-//! prints as a readable table ([`Plan::explain`]), which is what `par_explain!` returns.
+//! prints as a readable table ([`Compiled::explain`]), which is what `par_explain!` returns.
 
 pub mod device;
 mod explain;

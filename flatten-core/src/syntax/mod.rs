@@ -1,8 +1,8 @@
 //! The surface syntax of a comprehension: `HEAD | QUALIFIER, QUALIFIER, ... | BRANCH ...`.
 //!
 //! syn cannot parse a comprehension on its own: it would read `e | x < -xs` as one expression.
-//! So the token stream is first split at the `|` that stand at its top level ([`split`]), and
-//! each part is then parsed qualifier by qualifier ([`qualifier`]), telling a generator
+//! So the token stream is first split at the `|` that stand at its top level (`split`), and
+//! each part is then parsed qualifier by qualifier (`qualifier`), telling a generator
 //! `x <- xs` from a comparison `x < -xs` by the spacing of `<` and `-`.
 
 mod pattern;

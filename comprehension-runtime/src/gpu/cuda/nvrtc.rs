@@ -85,7 +85,7 @@ pub fn nvrtc_version() -> Result<(i32, i32), DeviceError> {
     Ok((major, minor))
 }
 
-/// Compiles `source` for `sm_{arch.0}{arch.1}` with [`options`] (and `extra`, space-separated
+/// Compiles `source` for `sm_{arch.0}{arch.1}` with `options` (and `extra`, space-separated
 /// NVRTC options): a rejected program is a [`DeviceErrorKind::Build`] error with NVRTC's log.
 pub fn compile(source: &str, arch: (i32, i32), extra: &str) -> Result<Compiled, DeviceError> {
     nvrtc_available()?;

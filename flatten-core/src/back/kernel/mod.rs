@@ -2,7 +2,7 @@
 //! compiles as OpenCL C and as CUDA C++), and the manifest that tells the runtime how to run
 //! them.
 //!
-//! - [`writer`]: expressions and generators as C;
+//! - `writer`: expressions and generators as C;
 //! - [`types`]: how the kernels name the type of a class (`PC_T(PC_C3)`);
 //! - [`ops`]: Rust's operators and methods as the dialect's operations (`PC_OP(add, PC_C3)`);
 //! - [`keywords`]: names of C, OpenCL C and CUDA that variables must not take.

@@ -20,7 +20,7 @@
 //! so when a name is bound twice the binding each closure sees is the one the analysis
 //! resolved, as in nested loops.
 //!
-//! The device half ([`offload`]) is emitted beside the chain: the kernels' static plan, and the
+//! The device half (`offload`) is emitted beside the chain: the kernels' static plan, and the
 //! observations of the call site (`.collect_on(offload)` instead of `.collect()`).
 
 mod offload;
