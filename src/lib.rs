@@ -136,9 +136,10 @@
 //! [`segmented`].
 
 pub use comprehension_macros::{
-    par, par_all, par_any, par_count, par_explain, par_fn, par_kernel, par_max, par_min,
-    par_product, par_reduce, par_sum,
+    par, par_all, par_any, par_count, par_explain, par_fn, par_kernel, par_max, par_max_by_key,
+    par_min, par_min_by_key, par_product, par_reduce, par_sum,
 };
+pub use comprehension_runtime::transform::{ByOrd, OrderKey};
 pub use comprehension_runtime::gpu::{
     device_for as gpu_device, last_run_stats as gpu_stats, RunStats,
 };
@@ -174,8 +175,14 @@ pub mod __rt {
     pub use comprehension_runtime::pipeline::{
         source, All, Any, CollectVec, Count, Fold, Max, Min, Product, Sum,
     };
-    pub use comprehension_runtime::source::{map, rev, step_by, zip};
-    pub use comprehension_runtime::Site;
+    pub use comprehension_runtime::source::{
+        map, rev, step_by, zip, Borrowed, Elements, ElementsByRef, ElementsByValue, Owned,
+    };
+    pub use comprehension_runtime::transform::{
+        group_by, order_by, skip_vec, take_first, take_vec, Keyed, Take, Window,
+    };
+    pub use comprehension_runtime::{Site, Source};
+    pub use comprehension_macros::par;
 
     /// The static device plans the macro emits.
     pub mod gpu {

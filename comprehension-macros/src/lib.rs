@@ -62,6 +62,24 @@ pub fn par_reduce(input: TokenStream) -> TokenStream {
 
 /// `par_explain![HEAD | QUALIFIERS]`: the plan `par!` makes of a comprehension, as a
 /// `&'static str`; nothing is run.
+/// The element whose key is least, the first of equal keys (as `Iterator::min_by_key`);
+/// `None` when there is no element.
+///
+/// `par_min_by_key!(KEY; HEAD | QUALIFIERS)`: `KEY` is a function of a reference to the
+/// element. Keys compare as `parcomp::OrderKey`s: integers, strings, tuples, floats by
+/// `total_cmp`.
+#[proc_macro]
+pub fn par_min_by_key(input: TokenStream) -> TokenStream {
+    flatten_core::expand("par_min_by_key", input.into()).into()
+}
+
+/// The element whose key is greatest, the last of equal keys (as `Iterator::max_by_key`);
+/// `None` when there is no element: "which line is longest".
+#[proc_macro]
+pub fn par_max_by_key(input: TokenStream) -> TokenStream {
+    flatten_core::expand("par_max_by_key", input.into()).into()
+}
+
 #[proc_macro]
 pub fn par_explain(input: TokenStream) -> TokenStream {
     flatten_core::par_explain(input.into()).into()

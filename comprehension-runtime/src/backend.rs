@@ -104,7 +104,7 @@ thread_local! {
 }
 
 /// The backend forced on this thread or for the process, if any (`None`: automatic).
-fn selection() -> Option<Backend> {
+pub(crate) fn selection() -> Option<Backend> {
     OVERRIDE.with(Cell::get).or_else(process_selection)
 }
 
@@ -180,6 +180,20 @@ pub(crate) fn host_parallel() -> bool {
 }
 
 /// The host backend a host executor stands for, for the record of a run.
+/// Records in the trace that a step of the comprehension at `site` ran on the host; when a
+/// device could have been chosen (one is forced, or a device backend is built in), with
+/// `why` it did not.
+pub(crate) fn ran_on_host(site: &'static Site, why: impl FnOnce() -> String) {
+    let forced = selection();
+    let capable = cfg!(any(feature = "opencl", feature = "cuda-api"));
+    let reason = match forced {
+        Some(b) if b.is_device() => Some(why()),
+        None if capable => Some(why()),
+        _ => None,
+    };
+    trace::ran(site, host_backend(), reason);
+}
+
 fn host_backend() -> Backend {
     match selection() {
         Some(Backend::Sequential) => Backend::Sequential,

@@ -23,6 +23,7 @@ pub mod segmented;
 mod site;
 pub mod source;
 pub mod trace;
+pub mod transform;
 
 pub use backend::{
     backend, device_threshold, set_device_threshold, with_backend, with_eager_splitting, Backend,

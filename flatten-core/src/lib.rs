@@ -22,6 +22,7 @@ pub mod analysis;
 pub mod back;
 pub mod error;
 pub mod par_fn;
+mod parts;
 pub mod plan;
 pub mod syntax;
 mod text;
@@ -33,9 +34,21 @@ use error::Errors;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// The path of the runtime as the emitted code names it: the `parcomp` facade re-exports it.
+/// The path of the runtime as the emitted code names it: the `parcomp` facade re-exports it,
+/// under the name the calling crate gives `parcomp` in its `Cargo.toml` (it may rename it:
+/// `pc = { package = "parcomp", ... }`).
 pub fn runtime_path() -> TokenStream {
-    quote! { ::parcomp::__rt }
+    let krate = match proc_macro_crate::crate_name("parcomp") {
+        Ok(proc_macro_crate::FoundCrate::Name(name)) => {
+            let name = syn::Ident::new(&name, proc_macro2::Span::call_site());
+            quote! { ::#name }
+        }
+        // Inside `parcomp` itself (its doc tests, tests and examples), and where the manifest
+        // cannot be read, the crate's own name: the facade declares `extern crate self as
+        // parcomp`.
+        Ok(proc_macro_crate::FoundCrate::Itself) | Err(_) => quote! { ::parcomp },
+    };
+    quote! { #krate::__rt }
 }
 
 /// Compiles a comprehension to its plan, or every error found in it.
@@ -61,8 +74,13 @@ pub fn expand(name: &str, input: TokenStream) -> TokenStream {
         return TokenStream::new();
     }
     let markers = analysis::nested_macro_mentions(&input);
-    match plan_of(name, input).and_then(require_device) {
-        Ok(compiled) => back::rust::emit(&compiled, &runtime_path()),
+    let rt = runtime_path();
+    let expanded = match name {
+        "par_min_by_key" | "par_max_by_key" => by_key(name, input, &rt),
+        _ => expand_family(name, input, &rt),
+    };
+    match expanded {
+        Ok(tokens) => tokens,
         Err(errors) => {
             // With the errors, still mention the nested macros, so that their imports do not
             // draw an extra "unused import" warning.
@@ -72,14 +90,53 @@ pub fn expand(name: &str, input: TokenStream) -> TokenStream {
     }
 }
 
+/// A macro of the family other than the by-key ones: cut at its transforms if it has any,
+/// else compiled and emitted whole.
+fn expand_family(name: &str, input: TokenStream, rt: &TokenStream) -> Result<TokenStream, syn::Error> {
+    let (prefix, rest) = if name == "par_reduce" {
+        let (op, identity, rest) = syntax::reduce_arguments(input.clone())?;
+        (quote! { #op, #identity; }, rest)
+    } else {
+        (TokenStream::new(), input.clone())
+    };
+    if parts::has_transforms(&rest) && single_branch(&rest) {
+        return parts::expand(name, prefix, rest, rt);
+    }
+    let compiled = plan_of(name, input).and_then(require_device)?;
+    Ok(back::rust::emit(&compiled, rt))
+}
+
+/// Whether the comprehension has one branch of qualifiers (transforms need that; in parallel
+/// branches the analysis reports them).
+fn single_branch(input: &TokenStream) -> bool {
+    syntax::split_top_level(input.clone()).0 <= 2
+}
+
+/// `par_min_by_key!(KEY; HEAD | QUALIFIERS)` and `par_max_by_key!`: the element whose key
+/// `KEY(&element)` is least (the first of equals) or greatest (the last of equals), as
+/// `Iterator::min_by_key`/`max_by_key`; keys compare as `OrderKey`s. Compiled as `par_min!` or
+/// `par_max!` of `Keyed::of(HEAD, &KEY)`, which compares by key alone.
+fn by_key(name: &str, input: TokenStream, rt: &TokenStream) -> Result<TokenStream, syn::Error> {
+    let (key, rest) = syntax::by_key_arguments(name, input)?;
+    let (head, qualifiers) = syntax::split_head(rest)?;
+    let keyed = quote! { #rt::Keyed::of(#head, &(#key)) | #qualifiers };
+    let inner = if name == "par_min_by_key" { "par_min" } else { "par_max" };
+    let value = expand_family(inner, keyed, rt)?;
+    Ok(quote! { ::core::option::Option::map(#value, #rt::Keyed::into_value) })
+}
+
 /// `par_explain![HEAD | QUALIFIERS]`: the plan of the comprehension as a `&'static str`,
-/// without running it.
+/// without running it. The variables it mentions are borrowed, so that they do not look
+/// unused.
 pub fn par_explain(input: TokenStream) -> TokenStream {
-    match compile(input, Terminal::Collect) {
-        Ok(compiled) => {
-            let explanation = compiled.explain();
-            quote! { #explanation }
-        }
+    let mentions = syntax::mentioned_variables(&input);
+    let explained = if parts::has_transforms(&input) && single_branch(&input) {
+        parts::explain(input, &runtime_path())
+    } else {
+        compile(input, Terminal::Collect).map(|compiled| compiled.explain())
+    };
+    match explained {
+        Ok(explanation) => quote! { { #(let _ = &#mentions;)* #explanation } },
         Err(errors) => error::to_compile_errors(errors),
     }
 }

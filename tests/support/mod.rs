@@ -124,3 +124,27 @@ where
     }
     reference
 }
+
+/// [`on_every_backend`] for a computation whose parts the device may or may not run (a
+/// comprehension cut by `order by`, `group by` or `take`): with the device backend chosen,
+/// every part must either run on the device or say in the trace why it did not; the result
+/// must equal the sequential one.
+pub fn on_every_backend_traced<T, F>(f: F) -> T
+where
+    T: PartialEq + Debug + Send,
+    F: Fn() -> T + Sync,
+{
+    let reference = on_every_cpu_backend(&f);
+    if device() {
+        let (result, runs) = trace::record(|| with_backend(Backend::OpenCl, &f));
+        assert!(!runs.is_empty(), "nothing ran");
+        for run in &runs {
+            assert!(
+                run.backend == Backend::OpenCl || run.reason.as_deref().is_some_and(|r| !r.is_empty()),
+                "{run}: ran on the host without saying why"
+            );
+        }
+        assert_eq!(result, reference, "the device backend differs from the sequential one");
+    }
+    reference
+}

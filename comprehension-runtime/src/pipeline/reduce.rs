@@ -136,8 +136,33 @@ where
     }
 }
 
+/// Whether `item` replaces `kept` as the least element: it is smaller, or `kept` is not ordered
+/// with itself (a NaN) while `item` is. The device's kernels compute the same.
+#[inline]
+fn replaces_least<T: PartialOrd>(kept: &T, item: &T) -> bool {
+    item < kept || (unordered(kept) && !unordered(item))
+}
+
+/// Whether `item` replaces `kept` as the greatest element: it is at least as large (the last of
+/// equals wins), or `kept` is not ordered with itself (a NaN) while `item` is.
+#[inline]
+fn replaces_greatest<T: PartialOrd>(kept: &T, item: &T) -> bool {
+    item >= kept || (unordered(kept) && !unordered(item))
+}
+
+/// A value not ordered with itself: a float NaN, or a tuple holding one.
+#[inline]
+fn unordered<T: PartialOrd>(value: &T) -> bool {
+    value.partial_cmp(value).is_none()
+}
+
 /// `par_min!`: the least element, the first of equals (as [`Iterator::min`]); `None` when there
 /// is no element.
+///
+/// Floats are compared as `f64::min` does: a NaN is ignored, so the result is NaN only when
+/// every element is (the first NaN then). The same holds for any `PartialOrd` type: values
+/// that are not ordered with themselves are ignored. `-0.0` and `+0.0` are equal: the first
+/// one wins.
 pub struct Min<T>(PhantomData<fn(T)>);
 
 impl<T> Min<T> {
@@ -148,7 +173,7 @@ impl<T> Min<T> {
     }
 }
 
-impl<T: Ord + Send> Reducer<T> for Min<T> {
+impl<T: PartialOrd + Send> Reducer<T> for Min<T> {
     type Acc = Option<T>;
     type Result = Option<T>;
     fn identity(&self) -> Option<T> {
@@ -157,14 +182,14 @@ impl<T: Ord + Send> Reducer<T> for Min<T> {
     #[inline]
     fn push(&self, acc: &mut Option<T>, item: T) -> ControlFlow<()> {
         match acc {
-            Some(least) if *least <= item => {}
+            Some(least) if !replaces_least(least, &item) => {}
             _ => *acc = Some(item),
         }
         ControlFlow::Continue(())
     }
     fn combine(&self, left: Option<T>, right: Option<T>) -> Option<T> {
         match (left, right) {
-            (Some(l), Some(r)) => Some(if r < l { r } else { l }),
+            (Some(l), Some(r)) => Some(if replaces_least(&l, &r) { r } else { l }),
             (l, None) => l,
             (None, r) => r,
         }
@@ -181,7 +206,7 @@ impl<T: Ord + Send> Reducer<T> for Min<T> {
 }
 
 /// `par_max!`: the greatest element, the last of equals (as [`Iterator::max`]); `None` when
-/// there is no element.
+/// there is no element. NaN is ignored as in [`Min`].
 pub struct Max<T>(PhantomData<fn(T)>);
 
 impl<T> Max<T> {
@@ -192,7 +217,7 @@ impl<T> Max<T> {
     }
 }
 
-impl<T: Ord + Send> Reducer<T> for Max<T> {
+impl<T: PartialOrd + Send> Reducer<T> for Max<T> {
     type Acc = Option<T>;
     type Result = Option<T>;
     fn identity(&self) -> Option<T> {
@@ -201,14 +226,14 @@ impl<T: Ord + Send> Reducer<T> for Max<T> {
     #[inline]
     fn push(&self, acc: &mut Option<T>, item: T) -> ControlFlow<()> {
         match acc {
-            Some(greatest) if *greatest > item => {}
+            Some(greatest) if !replaces_greatest(greatest, &item) => {}
             _ => *acc = Some(item),
         }
         ControlFlow::Continue(())
     }
     fn combine(&self, left: Option<T>, right: Option<T>) -> Option<T> {
         match (left, right) {
-            (Some(l), Some(r)) => Some(if r >= l { r } else { l }),
+            (Some(l), Some(r)) => Some(if replaces_greatest(&l, &r) { r } else { l }),
             (l, None) => l,
             (None, r) => r,
         }
@@ -466,6 +491,44 @@ mod tests {
         assert_eq!(fold(&CollectVec, &xs), xs.to_vec());
         assert_eq!(fold(&Sum::<f64>::new(), &[]), 0.0);
         assert_eq!(fold(&Product::<u8>::new(), &[]), 1);
+    }
+
+    #[test]
+    fn float_min_and_max_ignore_nan_as_f64_min_does() {
+        let nan = f64::NAN;
+        let cases: [&[f64]; 6] = [
+            &[3.0, nan, -1.0, 2.0],
+            &[nan, nan, 5.0],
+            &[nan],
+            &[nan, nan],
+            &[-0.0, 0.0],
+            &[f64::INFINITY, nan, f64::NEG_INFINITY],
+        ];
+        for xs in cases {
+            let min = fold(&Min::new(), xs).expect("not empty");
+            let max = fold(&Max::new(), xs).expect("not empty");
+            let fmin = xs.iter().copied().fold(nan, f64::min);
+            let fmax = xs.iter().copied().fold(nan, f64::max);
+            assert_eq!(min.is_nan(), fmin.is_nan(), "{xs:?}");
+            assert_eq!(max.is_nan(), fmax.is_nan(), "{xs:?}");
+            if !fmin.is_nan() {
+                assert_eq!(min, fmin, "{xs:?}");
+                assert_eq!(max, fmax, "{xs:?}");
+            }
+            // Every split combines to the same result.
+            for cut in 0..=xs.len() {
+                let (a, b) = xs.split_at(cut);
+                let m = Min::new();
+                let split = m.combine(fold(&m, a), fold(&m, b)).expect("not empty");
+                assert_eq!(split.to_bits(), min.to_bits(), "{xs:?} cut at {cut}");
+                let m = Max::new();
+                let split = m.combine(fold(&m, a), fold(&m, b)).expect("not empty");
+                assert_eq!(split.to_bits(), max.to_bits(), "{xs:?} cut at {cut}");
+            }
+        }
+        // The first of equal zeros for min, the last for max.
+        assert!(fold(&Min::new(), &[-0.0f64, 0.0]).unwrap().is_sign_negative());
+        assert!(fold(&Max::new(), &[-0.0f64, 0.0]).unwrap().is_sign_positive());
     }
 
     #[test]

@@ -6,19 +6,22 @@
 //! over a source are sources again (`adaptors`).
 
 mod adaptors;
+mod elements;
 mod range;
 
 pub use adaptors::{map, rev, step_by, zip, Map, Rev, StepBy, Zip};
+pub use elements::{Borrowed, Collection, Elements, ElementsByRef, ElementsByValue, Owned};
 pub use range::Integer;
 
 /// A collection that knows its size and yields its `i`-th element by value.
 ///
-/// Elements of slices, `Vec`s and arrays are copied out (`T: Copy`), so a comprehension never
-/// holds a borrow of an element across iterations.
+/// Elements of slices, `Vec`s and arrays are copied out (`T: Copy`). A generator over a
+/// collection of elements that are not `Copy` borrows them instead ([`Borrowed`], chosen where
+/// the macro expands: see [`Elements`]).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be read by index, so it cannot be a generator of a comprehension",
     label = "not a parcomp `Source`",
-    note = "generators are ranges (`a..b`, `a..=b` of an integer type), slices, `Vec`s, arrays, \
+    note = "generators are ranges (`a..b`, `a..=b` of an integer type or `char`), slices, `Vec`s, arrays, \
             `Jagged` arrays (rows) and `.map(f)`, `.step_by(k)`, `.rev()` of those",
     note = "to use an iterator, collect it into a `Vec` before the comprehension"
 )]

@@ -1,4 +1,4 @@
-//! Integer ranges as sources: `a..b` and `a..=b` of every primitive integer type.
+//! Ranges as sources: `a..b` and `a..=b` of every primitive integer type and of `char`.
 //!
 //! A range with `end <= start` is empty. The length is computed without overflow (for example
 //! `i32::MIN..i32::MAX`); a range longer than `usize::MAX` (possible only for 128-bit types, or
@@ -81,6 +81,56 @@ impl<T: Integer> Source for RangeInclusive<T> {
     }
 }
 
+/// The `char`s from `start` (included) to `end` (excluded), skipping the surrogate code points
+/// `U+D800..=U+DFFF`, which are not `char`s: as `Range<char>`'s iterator.
+fn char_span(start: char, end: char) -> usize {
+    let (s, e) = (start as u32, end as u32);
+    if e <= s {
+        return 0;
+    }
+    let gap = if s < 0xD800 && e > 0xDFFF { 0x800 } else { 0 };
+    (e - s - gap) as usize
+}
+
+/// The `char` `index` places after `start`, skipping the surrogates.
+#[inline]
+fn char_offset(start: char, index: usize) -> char {
+    let mut code = start as u32 + index as u32;
+    if (start as u32) < 0xD800 && code >= 0xD800 {
+        code += 0x800;
+    }
+    // Inside the range by the caller's contract, so `code` is a `char` (not a surrogate, not
+    // above U+10FFFF); the fallback is never taken.
+    char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER)
+}
+
+impl Source for Range<char> {
+    type Item = char;
+    #[inline]
+    fn size(&self) -> usize {
+        char_span(self.start, self.end)
+    }
+    #[inline]
+    fn fetch(&self, index: usize) -> char {
+        char_offset(self.start, index)
+    }
+}
+
+impl Source for RangeInclusive<char> {
+    type Item = char;
+    #[inline]
+    fn size(&self) -> usize {
+        if self.is_empty() {
+            return 0;
+        }
+        char_span(*self.start(), *self.end()) + 1
+    }
+    #[inline]
+    fn fetch(&self, index: usize) -> char {
+        char_offset(*self.start(), index)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,6 +149,29 @@ mod tests {
         assert_eq!(Source::fetch(&(-128i8..127), 200), 72);
         assert_eq!(Source::fetch(&(-5i64..5), 0), -5);
         assert_eq!(Source::size(&(0u64..=u64::MAX - 1)), usize::MAX);
+    }
+
+    #[test]
+    #[allow(clippy::reversed_empty_ranges)]
+    fn char_ranges_are_those_of_the_iterators() {
+        let ranges = [('a', 'f'), ('f', 'a'), ('\u{D7FE}', '\u{E002}'), ('\0', char::MAX), ('x', 'x')];
+        for (a, b) in ranges {
+            let r = a..b;
+            let expected: Vec<char> = r.clone().collect();
+            assert_eq!(Source::size(&r), expected.len(), "{r:?}");
+            for (i, c) in expected.iter().enumerate().step_by(997) {
+                assert_eq!(Source::fetch(&r, i), *c, "{r:?} at {i}");
+            }
+            let r = a..=b;
+            let expected: Vec<char> = r.clone().collect();
+            assert_eq!(Source::size(&r), expected.len(), "{r:?}");
+            if let Some(last) = expected.last() {
+                assert_eq!(Source::fetch(&r, expected.len() - 1), *last, "{r:?}");
+            }
+            for (i, c) in expected.iter().enumerate().step_by(991) {
+                assert_eq!(Source::fetch(&r, i), *c, "{r:?} at {i}");
+            }
+        }
     }
 
     #[test]

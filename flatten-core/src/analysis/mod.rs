@@ -353,10 +353,12 @@ impl Analyzer<'_> {
                         prelude.push(Prelude::Let { pat: binding.pat, expr: binding.expr })
                     }
                     Qualifier::Generator(_) => unreachable!("before the first generator"),
+                    Qualifier::Transform(t) => self.errors.push(misplaced_transform(&t)),
                 }
                 continue;
             }
             match qualifier {
+                Qualifier::Transform(t) => self.errors.push(misplaced_transform(&t)),
                 Qualifier::Generator(generator) => {
                     let qualifier_text =
                         format!("{} <- {}", text(&generator.pat), text(&generator.expr));
@@ -813,4 +815,18 @@ mod tests {
         );
         assert!(errors[2].starts_with("`w` is used before the qualifier that binds it"));
     }
+}
+
+/// A transform where the comprehension cannot be cut into parts: in a nested comprehension or
+/// a parallel branch (at the top level, `crate::parts` cuts it before the analysis).
+fn misplaced_transform(t: &crate::syntax::Transform) -> syn::Error {
+    let (keyword, span) = t.kind.keyword();
+    error(
+        span,
+        format!("`{keyword}` is not supported in a nested comprehension or a parallel branch"),
+        format!(
+            "`{keyword}` acts on all the elements of a top-level comprehension with one branch; \
+             compute the inner comprehension first (`let sorted = par![...]`) and use its result"
+        ),
+    )
 }

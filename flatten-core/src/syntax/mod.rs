@@ -5,13 +5,18 @@
 //! each part is then parsed qualifier by qualifier (`qualifier`), telling a generator
 //! `x <- xs` from a comparison `x < -xs` by the spacing of `<` and `-`.
 
+mod parts;
 mod pattern;
 mod qualifier;
 mod reduce;
 mod split;
+mod transform;
 
 pub use pattern::bound_names;
 pub use reduce::reduce_arguments;
+pub(crate) use transform::starts_transform;
+pub(crate) use parts::{split_head, split_top_level};
+pub use parts::{by_key_arguments, mentioned_variables};
 
 use crate::error::{error, error_spanned, Errors};
 use proc_macro2::{Span, TokenStream};
@@ -45,6 +50,62 @@ pub enum Qualifier {
     Filter(Expr),
     /// `let PAT = EXPR`.
     Let(LetBinding),
+    /// `order by`, `group by`, `take`, `skip`: acts on all the elements so far.
+    Transform(Transform),
+}
+
+/// A qualifier that acts on all the elements produced so far.
+pub struct Transform {
+    /// Which one, with its operand.
+    pub kind: TransformKind,
+    /// The qualifier as written.
+    pub tokens: TokenStream,
+}
+
+/// The transforms.
+pub enum TransformKind {
+    /// `order by KEY [desc]`.
+    OrderBy {
+        /// The key.
+        key: Expr,
+        /// `desc`.
+        descending: bool,
+        /// `order by`, for spans.
+        keyword: Span,
+    },
+    /// `group by KEY`.
+    GroupBy {
+        /// The key: a variable or a tuple of variables.
+        key: Expr,
+        /// `group by`, for spans.
+        keyword: Span,
+    },
+    /// `take N`.
+    Take {
+        /// How many.
+        count: Expr,
+        /// `take`, for spans.
+        keyword: Span,
+    },
+    /// `skip N`.
+    Skip {
+        /// How many.
+        count: Expr,
+        /// `skip`, for spans.
+        keyword: Span,
+    },
+}
+
+impl TransformKind {
+    /// The keyword(s): `order by`, `group by`, `take`, `skip`.
+    pub fn keyword(&self) -> (&'static str, Span) {
+        match self {
+            TransformKind::OrderBy { keyword, .. } => ("order by", *keyword),
+            TransformKind::GroupBy { keyword, .. } => ("group by", *keyword),
+            TransformKind::Take { keyword, .. } => ("take", *keyword),
+            TransformKind::Skip { keyword, .. } => ("skip", *keyword),
+        }
+    }
 }
 
 /// `PAT <- EXPR`.
@@ -73,7 +134,7 @@ impl Qualifier {
         match self {
             Qualifier::Generator(g) => Some(&g.pat),
             Qualifier::Let(l) => Some(&l.pat),
-            Qualifier::Filter(_) => None,
+            Qualifier::Filter(_) | Qualifier::Transform(_) => None,
         }
     }
 }
@@ -284,7 +345,13 @@ mod tests {
             "`a` is bound more than once in this pattern",
             "its own name",
         );
-        assert_one(quote!(x | Some(x) <- xs), "unsupported pattern", "(nested) tuples");
+        assert_one(
+            quote!(y | x <- xs, let Some(y) = x),
+            "the pattern of a `let` qualifier must always match",
+            "Some(v) <- &opts",
+        );
+        assert!(errors(quote!(x | Some(x) <- xs)).is_empty());
+        assert!(errors(quote!((a, b) | (0, a) <- xs, Ok(b) <- ys, None <- zs)).is_empty());
         assert_one(quote!(x | mut x <- xs), "`mut` and `ref` are not allowed", "let y =");
         assert_one(
             quote!(x | x: u32 <- xs),

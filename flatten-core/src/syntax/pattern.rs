@@ -1,18 +1,56 @@
-//! Patterns of generators and `let`s: identifiers, `_` and (nested) tuples.
+//! Patterns of generators and `let`s.
+//!
+//! Identifiers, `_` and (nested) tuples always match. A generator may also have a refutable
+//! pattern — `Some(v)`, `Ok(x)`, `(0, y)`, `1..=9`, `Shape::Circle { r }` — which keeps only
+//! the elements that match, as in Haskell. `None` alone is the variant; other names are new
+//! variables (match a constant with a path or a literal: `i32::MAX`, `0`).
 
 use crate::error::{error_spanned, Errors};
 use quote::quote;
 use syn::{Ident, Pat};
 
-/// Reports patterns other than identifiers, `_` and tuples, and names bound twice.
-pub(crate) fn check_pattern(pat: &Pat, errors: &mut Errors) {
-    let mut names: Vec<Ident> = Vec::new();
-    check(pat, errors, &mut names);
+/// Whether a pattern always matches.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Refutability {
+    /// Identifiers, `_` and tuples of those.
+    Irrefutable,
+    /// Anything else that Rust accepts as a pattern: a filter.
+    Refutable,
 }
 
-fn check(pat: &Pat, errors: &mut Errors, names: &mut Vec<Ident>) {
+/// Reports `mut`/`ref` bindings, names bound twice and patterns a comprehension cannot have,
+/// and tells whether the pattern always matches.
+pub(crate) fn check_pattern(pat: &Pat, errors: &mut Errors) -> Refutability {
+    let mut names: Vec<Ident> = Vec::new();
+    let mut refutable = false;
+    check(pat, errors, &mut names, &mut refutable);
+    if refutable {
+        Refutability::Refutable
+    } else {
+        Refutability::Irrefutable
+    }
+}
+
+/// Whether `ident`, alone in a pattern, is the prelude's `None` rather than a new variable.
+/// Other names are variables, whatever their case (`NAN`, `N`), as a macro cannot see which
+/// constants are in scope; inside a pattern that filters, Rust's own `match` then resolves a
+/// constant of that name as the constant.
+fn is_constant(ident: &Ident) -> bool {
+    ident == "None"
+}
+
+fn check(pat: &Pat, errors: &mut Errors, names: &mut Vec<Ident>, refutable: &mut bool) {
     match pat {
-        Pat::Ident(p) if p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none() => {
+        Pat::Ident(p) if p.mutability.is_some() || p.by_ref.is_some() => {
+            errors.push(error_spanned(
+                pat,
+                "`mut` and `ref` are not allowed in comprehension patterns",
+                "each variable is an immutable copy of its element; compute a new value with \
+                 `let y = ...`",
+            ))
+        }
+        Pat::Ident(p) if p.subpat.is_none() && is_constant(&p.ident) => *refutable = true,
+        Pat::Ident(p) => {
             if let Some(first) = names.iter().find(|n| **n == p.ident) {
                 // One error spanning both bindings (a second error "first bound here" would
                 // read as a second problem).
@@ -25,27 +63,54 @@ fn check(pat: &Pat, errors: &mut Errors, names: &mut Vec<Ident>) {
             } else {
                 names.push(p.ident.clone());
             }
-        }
-        Pat::Ident(p) if p.mutability.is_some() || p.by_ref.is_some() => {
-            errors.push(error_spanned(
-                pat,
-                "`mut` and `ref` are not allowed in comprehension patterns",
-                "each variable is an immutable copy of its element; compute a new value with \
-             `let y = ...`",
-            ))
-        }
-        Pat::Wild(_) => {}
-        Pat::Paren(p) => check(&p.pat, errors, names),
-        Pat::Tuple(t) => {
-            for p in &t.elems {
-                check(p, errors, names);
+            if let Some((_, sub)) = &p.subpat {
+                *refutable = true;
+                check(sub, errors, names, refutable);
             }
         }
+        Pat::Wild(_) => {}
+        Pat::Paren(p) => check(&p.pat, errors, names, refutable),
+        Pat::Tuple(t) => {
+            for p in &t.elems {
+                check(p, errors, names, refutable);
+            }
+        }
+        Pat::TupleStruct(t) => {
+            *refutable = true;
+            for p in &t.elems {
+                check(p, errors, names, refutable);
+            }
+        }
+        Pat::Struct(s) => {
+            *refutable = true;
+            for field in &s.fields {
+                check(&field.pat, errors, names, refutable);
+            }
+        }
+        Pat::Slice(s) => {
+            *refutable = true;
+            for p in &s.elems {
+                check(p, errors, names, refutable);
+            }
+        }
+        Pat::Reference(r) => {
+            *refutable = true;
+            check(&r.pat, errors, names, refutable);
+        }
+        Pat::Or(or) => {
+            *refutable = true;
+            // Every alternative binds the same names (rustc checks): count the first one's.
+            if let Some(first) = or.cases.first() {
+                check(first, errors, names, refutable);
+            }
+        }
+        Pat::Lit(_) | Pat::Range(_) | Pat::Path(_) | Pat::Rest(_) => *refutable = true,
         _ => errors.push(error_spanned(
             pat,
             "unsupported pattern in a comprehension",
-            "patterns are identifiers, `_` and (nested) tuples: `x`, `(i, v)`, `((a, b), _)`; \
-             destructure other values with a `let` or in the head",
+            "patterns are identifiers, `_`, (nested) tuples, and in generators any pattern \
+             that may not match (`Some(v) <- &opts`), which skips the elements it does not \
+             match",
         )),
     }
 }
@@ -59,9 +124,24 @@ pub fn bound_names(pat: &Pat) -> Vec<Ident> {
 
 fn collect(pat: &Pat, names: &mut Vec<Ident>) {
     match pat {
-        Pat::Ident(p) => names.push(p.ident.clone()),
+        Pat::Ident(p) if p.subpat.is_none() && is_constant(&p.ident) => {}
+        Pat::Ident(p) => {
+            names.push(p.ident.clone());
+            if let Some((_, sub)) = &p.subpat {
+                collect(sub, names);
+            }
+        }
         Pat::Paren(p) => collect(&p.pat, names),
         Pat::Tuple(t) => t.elems.iter().for_each(|p| collect(p, names)),
+        Pat::TupleStruct(t) => t.elems.iter().for_each(|p| collect(p, names)),
+        Pat::Struct(s) => s.fields.iter().for_each(|f| collect(&f.pat, names)),
+        Pat::Slice(s) => s.elems.iter().for_each(|p| collect(p, names)),
+        Pat::Reference(r) => collect(&r.pat, names),
+        Pat::Or(or) => {
+            if let Some(first) = or.cases.first() {
+                collect(first, names);
+            }
+        }
         Pat::Type(t) => collect(&t.pat, names),
         _ => {}
     }

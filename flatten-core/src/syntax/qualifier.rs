@@ -1,6 +1,6 @@
 //! Parsing the qualifiers of one branch: generators, filters and `let`s, separated by `,`.
 
-use super::pattern::check_pattern;
+use super::pattern::{bound_names, check_pattern, Refutability};
 use super::{Generator, LetBinding, Qualifier};
 use crate::error::{error, error_spanned, Errors};
 use crate::text::text;
@@ -22,6 +22,10 @@ pub(crate) fn parse_branch(
         while !input.is_empty() {
             let qualifier = qualifier_tokens(input.cursor());
             match parse_qualifier(input, &qualifier, errors) {
+                Ok(Qualifier::Generator(g)) => {
+                    let index = qualifiers.len();
+                    qualifiers.extend(desugar_refutable(g, qualifier, index));
+                }
                 Ok(q) => qualifiers.push((q, qualifier)),
                 Err(e) => {
                     errors.push(with_help(e, &qualifier, QUALIFIERS));
@@ -101,8 +105,18 @@ fn parse_qualifier(
             )
         })?;
         let expr: Expr = input.parse()?;
-        check_pattern(&pat, errors);
+        if check_pattern(&pat, errors) == Refutability::Refutable {
+            errors.push(error_spanned(
+                &pat,
+                "the pattern of a `let` qualifier must always match",
+                "`let` binds identifiers, `_` and tuples; to keep only the elements that match \
+                 a pattern, write it in a generator: `Some(v) <- &opts`",
+            ));
+        }
         return Ok(Qualifier::Let(LetBinding { let_span: let_token.span, pat, expr }));
+    }
+    if super::transform::starts_transform(input.cursor()) {
+        return super::transform::parse(input, qualifier).map(Qualifier::Transform);
     }
     let for_token: Option<Token![for]> = input.parse()?;
     if let Some(pattern_len) = in_position(input.cursor()) {
@@ -214,8 +228,8 @@ fn parse_pattern(tokens: TokenStream, errors: &mut Errors) -> syn::Result<Pat> {
         error_spanned(
             &tokens,
             "expected a pattern before `<-`",
-            "generator patterns are identifiers, `_` and (nested) tuples: `x`, `(i, v)`, \
-             `((a, b), _)`",
+            "generator patterns are identifiers, `_`, (nested) tuples and patterns that filter: \
+             `x`, `(i, v)`, `Some(v)`",
         )
     })?;
     if let Some((colon, ty)) = annotation {
@@ -228,6 +242,61 @@ fn parse_pattern(tokens: TokenStream, errors: &mut Errors) -> syn::Result<Pat> {
     }
     check_pattern(&pat, errors);
     Ok(pat)
+}
+
+/// A generator whose pattern may not match, `PAT <- EXPR`, as the qualifiers it means:
+/// `__parcomp_elem_k <- EXPR, match __parcomp_elem_k { PAT => true, _ => false }, let (a, b) =
+/// match ... { PAT => (a, b), _ => unreachable }` — the elements that do not match are filtered out, the others
+/// bind the pattern's variables. Irrefutable generators are returned as they are.
+fn desugar_refutable(
+    generator: Generator,
+    tokens: TokenStream,
+    index: usize,
+) -> Vec<(Qualifier, TokenStream)> {
+    let mut quiet = Errors::default();
+    if check_pattern(&generator.pat, &mut quiet) == Refutability::Irrefutable {
+        return vec![(Qualifier::Generator(generator), tokens)];
+    }
+    let Generator { pat, arrow, expr } = generator;
+    // `(0 | 2) <- xs` needs its parentheses in a comprehension (a top-level `|` separates
+    // branches) but not in a `match` arm, where rustc would warn about them.
+    let pat = match pat {
+        Pat::Paren(p) => *p.pat,
+        other => other,
+    };
+    let elem = syn::Ident::new(&format!("__parcomp_elem_{index}"), Span::mixed_site());
+    let names = bound_names(&pat);
+    let elem_pat: Pat = syn::parse_quote!(#elem);
+    let test = without_bindings(pat.clone());
+    let filter_tokens = quote! { match #elem { #test => true, _ => false } };
+    let filter: Expr = syn::parse2(filter_tokens.clone()).expect("a match parses");
+    let mut out = vec![
+        (Qualifier::Generator(Generator { pat: elem_pat, arrow, expr }), tokens),
+        (Qualifier::Filter(filter), filter_tokens),
+    ];
+    if !names.is_empty() {
+        let (bind, value) = if names.len() == 1 {
+            let name = &names[0];
+            (quote! { #name }, quote! { #name })
+        } else {
+            (quote! { (#(#names),*) }, quote! { (#(#names),*) })
+        };
+        let let_tokens = quote! {
+            let #bind = match #elem { #pat => #value, _ => ::core::unreachable!() }
+        };
+        let let_pat: Pat = Pat::parse_single
+            .parse2(bind)
+            .expect("identifiers and a tuple of them parse as a pattern");
+        let value_expr: Expr = syn::parse2(quote! {
+            match #elem { #pat => #value, _ => ::core::unreachable!() }
+        })
+        .expect("a match parses");
+        out.push((
+            Qualifier::Let(LetBinding { let_span: arrow, pat: let_pat, expr: value_expr }),
+            let_tokens,
+        ));
+    }
+    out
 }
 
 /// The tokens of the qualifier at `cursor`: up to the next top-level `,`.
@@ -374,4 +443,33 @@ fn skip_to_comma(input: ParseStream) -> syn::Result<()> {
         }
         Ok(((), rest))
     })
+}
+
+/// `pat` with its bindings replaced by `_` (`n @ 1..=9` by `1..=9`): the filter of a
+/// refutable generator tests the pattern without binding anything.
+fn without_bindings(mut pat: Pat) -> Pat {
+    struct Unbind;
+    impl syn::visit_mut::VisitMut for Unbind {
+        fn visit_pat_mut(&mut self, pat: &mut Pat) {
+            if let Pat::Ident(p) = pat {
+                if p.ident != "None" || p.subpat.is_some() {
+                    *pat = match p.subpat.take() {
+                        Some((_, sub)) => *sub,
+                        None => Pat::Wild(syn::PatWild {
+                            attrs: Vec::new(),
+                            underscore_token: Default::default(),
+                        }),
+                    };
+                }
+            }
+            syn::visit_mut::visit_pat_mut(self, pat);
+        }
+        fn visit_field_pat_mut(&mut self, field: &mut syn::FieldPat) {
+            // `Circle { r }` becomes `Circle { r: _ }`.
+            field.colon_token.get_or_insert_with(Default::default);
+            syn::visit_mut::visit_field_pat_mut(self, field);
+        }
+    }
+    syn::visit_mut::VisitMut::visit_pat_mut(&mut Unbind, &mut pat);
+    pat
 }

@@ -366,20 +366,25 @@ impl KernelWriter<'_> {
             ),
             Terminal::Any => ("((pc_bool)0)".into(), "((pc_bool)(pc_a || pc_b))".into()),
             Terminal::All => ("((pc_bool)1)".into(), "((pc_bool)(pc_a && pc_b))".into()),
-            // The least element, the first of equals: the right part wins only if smaller.
+            // The least element, the first of equals: the right part wins only if smaller, or
+            // if the left one is not ordered with itself (a NaN) and the right one is — the
+            // host's `Min` (a NaN is ignored, as by `f64::min`).
             Terminal::Min => (
                 format!("PC_OP(make, {})(0, PC_OP(zero, {})())", class(acc), class(head)),
                 format!(
-                    "((pc_b.f0 && (!pc_a.f0 || PC_OP(lt, {})(pc_b.f1, pc_a.f1))) ? pc_b : pc_a)",
-                    class(head)
+                    "((pc_b.f0 && (!pc_a.f0 || PC_OP(lt, {h})(pc_b.f1, pc_a.f1) || {nan})) ? pc_b : pc_a)",
+                    h = class(head),
+                    nan = nan_left(&class(head)),
                 ),
             ),
-            // The greatest element, the last of equals: the right part wins unless smaller.
+            // The greatest element, the last of equals: the right part wins unless smaller (or
+            // the left one is a NaN and the right one is not).
             Terminal::Max => (
                 format!("PC_OP(make, {})(0, PC_OP(zero, {})())", class(acc), class(head)),
                 format!(
-                    "((pc_b.f0 && (!pc_a.f0 || PC_OP(ge, {})(pc_b.f1, pc_a.f1))) ? pc_b : pc_a)",
-                    class(head)
+                    "((pc_b.f0 && (!pc_a.f0 || PC_OP(ge, {h})(pc_b.f1, pc_a.f1) || {nan})) ? pc_b : pc_a)",
+                    h = class(head),
+                    nan = nan_left(&class(head)),
                 ),
             ),
             Terminal::Reduce { device, .. } => {
@@ -728,3 +733,9 @@ fn reduce_kind(terminal: &Terminal) -> ReduceKind {
 }
 
 use std::fmt::Write as _;
+
+/// `pc_a.f1` is not ordered with itself (a NaN, or a tuple holding one) while `pc_b.f1` is: the
+/// case where the host's `Min`/`Max` let the right part win whatever the comparison says.
+fn nan_left(class: &str) -> String {
+    format!("(PC_OP(ne, {class})(pc_a.f1, pc_a.f1) && PC_OP(eq, {class})(pc_b.f1, pc_b.f1))")
+}

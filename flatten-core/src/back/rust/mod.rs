@@ -36,13 +36,29 @@ use syn::{Ident, Pat};
 
 /// Emits a compiled comprehension as Rust code calling the runtime at path `rt`.
 pub fn emit(compiled: &Compiled, rt: &TokenStream) -> TokenStream {
+    emit_finishing(compiled, rt, None)
+}
+
+/// Emits the part of a comprehension that ends in `take count` straight after its generators:
+/// collected over growing windows of its first generator, each part of a window stopping once
+/// it has `count` elements (see the runtime's `take_first`). It runs on the host: the device
+/// would compute every element before the first `count` could be picked.
+pub fn emit_take(compiled: &Compiled, rt: &TokenStream, count: &syn::Expr) -> TokenStream {
+    emit_finishing(compiled, rt, Some(count))
+}
+
+fn emit_finishing(
+    compiled: &Compiled,
+    rt: &TokenStream,
+    take: Option<&syn::Expr>,
+) -> TokenStream {
     let plan = &compiled.plan;
     let site = Ident::new("__PARCOMP_SITE", Span::mixed_site());
     let text = format!("{}![{}]", plan.terminal.macro_name(), plan.text);
     let prelude = plan.prelude.iter().map(|p| match p {
         Prelude::Let { pat, expr } => quote! { let #pat = #expr; },
         Prelude::Hoist { name, expr } => quote! { let #name = &(#expr); },
-        Prelude::Macro { name, tokens } => quote! { let #name = ::parcomp::par![#tokens]; },
+        Prelude::Macro { name, tokens } => quote! { let #name = #rt::par![#tokens]; },
     });
     let root = Ident::new("__parcomp_root", Span::mixed_site());
     let root_value = match plan.steps.first().map(|s| &s.kind) {
@@ -68,13 +84,26 @@ pub fn emit(compiled: &Compiled, rt: &TokenStream) -> TokenStream {
         quote! { #path![@used]; }
     });
     let run = Ident::new("__parcomp_run", Span::mixed_site());
-    let (device_items, offload_value) = offload::emit(compiled, rt, &root, &run);
-    let terminal = match &plan.terminal {
-        Terminal::Collect => quote! { .collect_on(#offload_value) },
-        other => {
-            let reducer = reducer(other, rt);
-            quote! { .reduce_on(#reducer, #offload_value) }
+    let body = match take {
+        Some(count) => {
+            let whole = Ident::new("__parcomp_whole", Span::mixed_site());
+            let range = Ident::new("__parcomp_range", Span::mixed_site());
+            let need = Ident::new("__parcomp_need", Span::mixed_site());
+            let span = syn::spanned::Spanned::span(count);
+            let count = quote::quote_spanned! {span=> { let count: usize = #count; count } };
+            let why = "`take` stops once it has its elements: it runs on the host, window by \
+                       window";
+            quote! {
+                (#whole, #(#product_names,)*) => {
+                    #rt::take_first(#count, #rt::Source::size(&#whole), |#range, #need| {
+                        let #root = #rt::Window::new(&#whole, #range);
+                        let #run = #chain;
+                        #run.reduce_on(#rt::Take::new(#need), #rt::Offload::host_only(#why))
+                    })
+                }
+            }
         }
+        None => plan_body(compiled, rt, &root, &run, chain, &product_names),
     };
     quote! {
         {
@@ -84,17 +113,42 @@ pub fn emit(compiled: &Compiled, rt: &TokenStream) -> TokenStream {
                 line: ::core::line!(),
                 column: ::core::column!(),
             };
+            #[allow(unused_imports)]
+            use #rt::{ElementsByRef as _, ElementsByValue as _};
             #(#used)*
             #(#prelude)*
             // A `match`, not `let`s: temporaries of the sources (`&(&xs)` in a zip) live until
             // its end, as they did when the chain was the block's value.
             match (#root_value, #(#product_values,)*) {
-                (#root, #(#product_names,)*) => {
-                    let #run = #chain;
-                    #device_items
-                    #run #terminal
-                }
+                #body
             }
+        }
+    }
+}
+
+/// The arm that runs the chain with its device half and its terminal.
+fn plan_body(
+    compiled: &Compiled,
+    rt: &TokenStream,
+    root: &Ident,
+    run: &Ident,
+    chain: TokenStream,
+    product_names: &[&Ident],
+) -> TokenStream {
+    let plan = &compiled.plan;
+    let (device_items, offload_value) = offload::emit(compiled, rt, root, run);
+    let terminal = match &plan.terminal {
+        Terminal::Collect => quote! { .collect_on(#offload_value) },
+        other => {
+            let reducer = reducer(other, rt);
+            quote! { .reduce_on(#reducer, #offload_value) }
+        }
+    };
+    quote! {
+        (#root, #(#product_names,)*) => {
+            let #run = #chain;
+            #device_items
+            #run #terminal
         }
     }
 }
@@ -216,8 +270,11 @@ fn index_source(source: &IndexSource, rt: &TokenStream) -> TokenStream {
             let inner = index_source(inner, rt);
             quote! { #rt::rev(#inner) }
         }
-        IndexSource::Collection(expr) => quote! { &(#expr) },
-        IndexSource::Hoisted(name) => name.to_token_stream(),
+        // A reference expression (`&words`) is passed as it is: borrowing it again would tie
+        // borrowed elements to a temporary.
+        IndexSource::Collection(expr @ syn::Expr::Reference(_)) => elements(quote! { #expr }, &expr, rt),
+        IndexSource::Collection(expr) => elements(quote! { &(#expr) }, &expr, rt),
+        IndexSource::Hoisted(name) => elements(name.to_token_stream(), name, rt),
         IndexSource::Place(place) => {
             let mut code = match &place.root {
                 PlaceRoot::Invariant(expr) => quote! { (#expr) },
@@ -234,12 +291,25 @@ fn index_source(source: &IndexSource, rt: &TokenStream) -> TokenStream {
             // An indexed row is a place: borrow it. `.row(..)`, fields and variables are
             // already values that the runtime reads (slices, ranges).
             if matches!(place.ops.last(), Some(PlaceOp::Index(_))) {
-                quote! { &#code }
+                elements(quote! { &#code }, &code, rt)
             } else {
-                code
+                elements(code.clone(), &code, rt)
             }
         }
     }
+}
+
+/// The collection `reference` as a generator reads it: its elements by value when they are
+/// `Copy`, borrowed when not (the runtime's `Elements`, answered by autoref dispatch with the
+/// traits the emitted block imports). Located at the generator's expression `at` (from its
+/// first token to its last), so that a value that is no collection is reported there.
+fn elements(reference: TokenStream, at: &impl ToTokens, rt: &TokenStream) -> TokenStream {
+    let tokens = at.to_token_stream();
+    let first = tokens.clone().into_iter().next().map_or_else(Span::call_site, |t| t.span());
+    let last = tokens.into_iter().last().map_or(first, |t| t.span());
+    let open = quote::quote_spanned! {first=> (&#rt::Elements(#reference)) };
+    let call = quote::quote_spanned! {last=> .elements() };
+    quote! { #open #call }
 }
 
 /// The context pattern for `slots`, binding only the variables in `uses` (everything else is

@@ -1,0 +1,369 @@
+//! `order by KEY [desc]`: the order of keys ([`OrderKey`]) and the stable sort.
+
+use crate::backend;
+use crate::site::Site;
+use rayon::prelude::*;
+use std::cmp::{Ordering, Reverse};
+
+/// The order `order by` and `group by` sort keys in, and `par_min_by_key!`/`par_max_by_key!`
+/// compare them by.
+///
+/// It is `Ord` where the type has it (integers, `bool`, `char`, strings), `total_cmp` for
+/// floats (`-NaN < -∞ < ... < -0.0 < +0.0 < ... < +∞ < NaN`), lexicographic for tuples,
+/// slices, `Vec`s and `Option`s of keys, and reversed under [`Reverse`]. A type of your own
+/// that is `Ord` is a key when wrapped in [`ByOrd`] (or implement this trait).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a sort or group key",
+    label = "not a parcomp `OrderKey`",
+    note = "keys are integers, floats (by `total_cmp`), `bool`, `char`, strings, and tuples, \
+            `Option`s, slices and `Vec`s of keys; wrap a type of your own that is `Ord` in \
+            `parcomp::ByOrd(..)`"
+)]
+pub trait OrderKey {
+    /// Whether [`OrderKey::radix`] gives the order: the key is one integer or float, sorted by
+    /// a radix sort on the device.
+    const RADIX: bool = false;
+    /// How `self` compares with `other`.
+    fn cmp_key(&self, other: &Self) -> Ordering;
+    /// A `u64` in the same order as the keys, when [`OrderKey::RADIX`] (else 0).
+    fn radix(&self) -> u64 {
+        0
+    }
+}
+
+macro_rules! unsigned_keys {
+    ($($t:ty),*) => {$(
+        impl OrderKey for $t {
+            const RADIX: bool = true;
+            #[inline]
+            fn cmp_key(&self, other: &Self) -> Ordering {
+                self.cmp(other)
+            }
+            #[inline]
+            fn radix(&self) -> u64 {
+                *self as u64
+            }
+        }
+    )*};
+}
+
+macro_rules! signed_keys {
+    ($($t:ty),*) => {$(
+        impl OrderKey for $t {
+            const RADIX: bool = true;
+            #[inline]
+            fn cmp_key(&self, other: &Self) -> Ordering {
+                self.cmp(other)
+            }
+            #[inline]
+            fn radix(&self) -> u64 {
+                // Sign-extended to 64 bits with the sign bit flipped: negatives first.
+                (*self as i64 as u64) ^ (1 << 63)
+            }
+        }
+    )*};
+}
+
+unsigned_keys!(u8, u16, u32, u64, usize, bool);
+signed_keys!(i8, i16, i32, i64, isize);
+
+impl OrderKey for char {
+    const RADIX: bool = true;
+    fn cmp_key(&self, other: &Self) -> Ordering {
+        self.cmp(other)
+    }
+    fn radix(&self) -> u64 {
+        *self as u64
+    }
+}
+
+macro_rules! ord_keys {
+    ($($t:ty),*) => {$(
+        impl OrderKey for $t {
+            #[inline]
+            fn cmp_key(&self, other: &Self) -> Ordering {
+                self.cmp(other)
+            }
+        }
+    )*};
+}
+
+ord_keys!(u128, i128, str, String, ());
+
+impl OrderKey for f64 {
+    const RADIX: bool = true;
+    #[inline]
+    fn cmp_key(&self, other: &Self) -> Ordering {
+        self.total_cmp(other)
+    }
+    #[inline]
+    fn radix(&self) -> u64 {
+        // `total_cmp`'s order as unsigned integers: negative numbers (sign bit set) reversed.
+        let bits = self.to_bits();
+        if bits >> 63 == 1 {
+            !bits
+        } else {
+            bits | 1 << 63
+        }
+    }
+}
+
+impl OrderKey for f32 {
+    const RADIX: bool = true;
+    #[inline]
+    fn cmp_key(&self, other: &Self) -> Ordering {
+        self.total_cmp(other)
+    }
+    #[inline]
+    fn radix(&self) -> u64 {
+        let bits = self.to_bits();
+        u64::from(if bits >> 31 == 1 { !bits } else { bits | 1 << 31 })
+    }
+}
+
+impl<T: OrderKey + ?Sized> OrderKey for &T {
+    const RADIX: bool = T::RADIX;
+    #[inline]
+    fn cmp_key(&self, other: &Self) -> Ordering {
+        (**self).cmp_key(*other)
+    }
+    #[inline]
+    fn radix(&self) -> u64 {
+        (**self).radix()
+    }
+}
+
+impl<T: OrderKey + ?Sized> OrderKey for Box<T> {
+    const RADIX: bool = T::RADIX;
+    fn cmp_key(&self, other: &Self) -> Ordering {
+        (**self).cmp_key(other)
+    }
+    fn radix(&self) -> u64 {
+        (**self).radix()
+    }
+}
+
+impl<T: OrderKey> OrderKey for Reverse<T> {
+    const RADIX: bool = T::RADIX;
+    fn cmp_key(&self, other: &Self) -> Ordering {
+        other.0.cmp_key(&self.0)
+    }
+    fn radix(&self) -> u64 {
+        !self.0.radix()
+    }
+}
+
+impl<T: OrderKey> OrderKey for Option<T> {
+    fn cmp_key(&self, other: &Self) -> Ordering {
+        match (self, other) {
+            (None, None) => Ordering::Equal,
+            (None, Some(_)) => Ordering::Less,
+            (Some(_), None) => Ordering::Greater,
+            (Some(a), Some(b)) => a.cmp_key(b),
+        }
+    }
+}
+
+impl<T: OrderKey> OrderKey for [T] {
+    fn cmp_key(&self, other: &Self) -> Ordering {
+        for (a, b) in self.iter().zip(other) {
+            match a.cmp_key(b) {
+                Ordering::Equal => {}
+                unequal => return unequal,
+            }
+        }
+        self.len().cmp(&other.len())
+    }
+}
+
+impl<T: OrderKey> OrderKey for Vec<T> {
+    fn cmp_key(&self, other: &Self) -> Ordering {
+        self.as_slice().cmp_key(other.as_slice())
+    }
+}
+
+macro_rules! tuple_keys {
+    ($(($($name:ident $index:tt),+))*) => {$(
+        impl<$($name: OrderKey),+> OrderKey for ($($name,)+) {
+            fn cmp_key(&self, other: &Self) -> Ordering {
+                $(
+                    match self.$index.cmp_key(&other.$index) {
+                        Ordering::Equal => {}
+                        unequal => return unequal,
+                    }
+                )+
+                Ordering::Equal
+            }
+        }
+    )*};
+}
+
+tuple_keys! {
+    (A 0)
+    (A 0, B 1)
+    (A 0, B 1, C 2)
+    (A 0, B 1, C 2, D 3)
+    (A 0, B 1, C 2, D 3, E 4)
+    (A 0, B 1, C 2, D 3, E 4, F 5)
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6)
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7)
+}
+
+/// A key of a type of your own that is `Ord`: `order by ByOrd(x.date)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct ByOrd<T>(pub T);
+
+impl<T: Ord> OrderKey for ByOrd<T> {
+    fn cmp_key(&self, other: &Self) -> Ordering {
+        self.0.cmp(&other.0)
+    }
+}
+
+/// A value with its key, compared by the key alone: what `par_min_by_key!` and
+/// `par_max_by_key!` reduce (the first of equal keys is the least, the last the greatest, as
+/// `Iterator::min_by_key` and `Iterator::max_by_key`).
+#[derive(Clone, Debug)]
+pub struct Keyed<K, T> {
+    key: K,
+    value: T,
+}
+
+impl<K, T> Keyed<K, T> {
+    /// `value` with its `key`.
+    pub fn new(key: K, value: T) -> Self {
+        Keyed { key, value }
+    }
+
+    /// `value` with its key `key(&value)`.
+    pub fn of<F: Fn(&T) -> K>(value: T, key: &F) -> Self {
+        Keyed { key: key(&value), value }
+    }
+
+    /// The value.
+    pub fn into_value(self) -> T {
+        self.value
+    }
+}
+
+impl<K: OrderKey, T> PartialEq for Keyed<K, T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.key.cmp_key(&other.key) == Ordering::Equal
+    }
+}
+
+impl<K: OrderKey, T> PartialOrd for Keyed<K, T> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.key.cmp_key(&other.key))
+    }
+}
+
+/// Whether this run sorts on one thread (the sequential backend).
+fn sequential() -> bool {
+    backend::selection() == Some(backend::Backend::Sequential)
+}
+
+/// The stable order of `keys`: `perm[i]` is the index of the `i`-th key, ascending or
+/// descending, equal keys in their order. Integer and float keys go through
+/// a radix sort on the device when the backend puts
+/// it there; others are sorted on the host, and the trace says so.
+pub(crate) fn permutation<K: OrderKey + Sync>(
+    site: &'static Site,
+    keys: &[K],
+    descending: bool,
+) -> Vec<usize> {
+    if K::RADIX {
+        let flip = if descending { u64::MAX } else { 0 };
+        let radix: Vec<u64> = if sequential() {
+            keys.iter().map(|k| k.radix() ^ flip).collect()
+        } else {
+            keys.par_iter().map(|k| k.radix() ^ flip).collect()
+        };
+        return radix_permutation(site, &radix);
+    }
+    let mut perm: Vec<usize> = (0..keys.len()).collect();
+    let order = |a: &usize, b: &usize| {
+        let o = keys[*a].cmp_key(&keys[*b]);
+        if descending {
+            o.reverse()
+        } else {
+            o
+        }
+    };
+    if sequential() {
+        perm.sort_by(order);
+    } else {
+        perm.par_sort_by(order);
+    }
+    backend::ran_on_host(site, || {
+        format!(
+            "the key `{}` is not one integer or float: sorted on the host",
+            std::any::type_name::<K>()
+        )
+    });
+    perm
+}
+
+/// The stable ascending order of `keys`.
+fn radix_permutation(site: &'static Site, keys: &[u64]) -> Vec<usize> {
+    let mut perm: Vec<usize> = (0..keys.len()).collect();
+    if sequential() {
+        perm.sort_by_key(|&i| keys[i]);
+    } else {
+        perm.par_sort_by_key(|&i| keys[i]);
+    }
+    backend::ran_on_host(site, || "sorted on the host".to_string());
+    perm
+}
+
+/// `items` in the order of `perm` (a permutation of their indices).
+pub(crate) fn permute<T>(items: Vec<T>, perm: &[usize]) -> Vec<T> {
+    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    perm.iter().map(|&i| slots[i].take().expect("a permutation names each index once")).collect()
+}
+
+/// `order by KEY [desc]`: the elements, each given with its key, stably sorted by the key
+/// (equal keys keep their order, ascending or descending).
+pub fn order_by<T, K>(site: &'static Site, items: Vec<(T, K)>, descending: bool) -> Vec<T>
+where
+    T: Send,
+    K: OrderKey + Send + Sync,
+{
+    let (values, keys): (Vec<T>, Vec<K>) = items.into_iter().unzip();
+    let perm = permutation(site, &keys, descending);
+    drop(keys);
+    permute(values, &perm)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn radix_keys_sort_as_the_keys() {
+        let floats = [f64::NAN, -f64::NAN, 1.5, -0.0, 0.0, f64::NEG_INFINITY, -2.0, f64::INFINITY];
+        for a in floats {
+            for b in floats {
+                assert_eq!(a.radix().cmp(&b.radix()), a.cmp_key(&b), "{a} {b}");
+                let (a, b) = (a as f32, b as f32);
+                assert_eq!(a.radix().cmp(&b.radix()), a.cmp_key(&b), "{a} {b}");
+            }
+        }
+        let ints = [i64::MIN, -1, 0, 1, i64::MAX];
+        for a in ints {
+            for b in ints {
+                assert_eq!(a.radix().cmp(&b.radix()), a.cmp(&b));
+                let (a, b) = (a as i8, b as i8);
+                assert_eq!(a.radix().cmp(&b.radix()), a.cmp(&b));
+            }
+        }
+        assert!(Reverse(3u8).radix() < Reverse(2u8).radix());
+    }
+
+    #[test]
+    fn tuples_and_options_order_lexicographically() {
+        assert_eq!((1, "b").cmp_key(&(1, "a")), Ordering::Greater);
+        assert_eq!((0.5, 2).cmp_key(&(0.5, 3)), Ordering::Less);
+        assert_eq!(None::<u8>.cmp_key(&Some(0)), Ordering::Less);
+        assert_eq!([1, 2][..].cmp_key(&[1, 2, 0][..]), Ordering::Less);
+    }
+}

@@ -1,0 +1,436 @@
+//! Cutting a comprehension at its transforms: `order by`, `group by`, `take`, `skip`.
+//!
+//! A transform acts on all the elements produced so far (*comprehensive comprehensions*), so
+//! the comprehension is cut there into parts, each an ordinary comprehension compiled and
+//! emitted as any other (flattened, and on the device where it can be):
+//!
+//! ```text
+//! par![HEAD | Q1, Q2, order by K desc, Q3, group by g, Q4]
+//!
+//! let part_0 = par![((vars), (K)) | Q1, Q2];          the variables bound so far, and the key
+//! let part_1 = order_by(part_0, descending);           a stable sort
+//! let part_2 = par![((g), (others)) | (vars) <- Owned(&part_1), Q3];
+//! let part_3 = group_by(part_2);                       keys, and one column per variable
+//! par![HEAD | ((g), (others)) <- &part_3, Q4]          each other variable: its group's slice
+//! ```
+//!
+//! `take N` straight after generators and filters ends its part lazily (see
+//! [`back::rust::emit_take`](crate::back::rust::emit_take)); after an `order by` it cuts the
+//! gathered `Vec`.
+
+use crate::error::{error, error_spanned, Errors};
+use crate::plan::Terminal;
+use crate::syntax::{self, bound_names, Qualifier, TransformKind};
+use crate::text::text;
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::{format_ident, quote};
+use syn::{Expr, Ident};
+
+/// Whether the comprehension `input` (after `par_reduce!`'s arguments) has a transform at its
+/// top level.
+pub(crate) fn has_transforms(input: &TokenStream) -> bool {
+    let buffer = syn::buffer::TokenBuffer::new2(input.clone());
+    let mut cursor = buffer.begin();
+    let mut at_start = false;
+    while let Some((token, next)) = cursor.token_tree() {
+        if at_start && syntax::starts_transform(cursor) {
+            return true;
+        }
+        at_start =
+            matches!(&token, TokenTree::Punct(p) if p.as_char() == ',' || p.as_char() == '|');
+        cursor = next;
+    }
+    false
+}
+
+/// A step of a cut comprehension.
+enum Step {
+    /// `let name = <part>;`: collected, or lazily its first `take` elements.
+    Part { name: Ident, tokens: TokenStream, take: Option<Expr> },
+    /// `let name = <runtime call on input>;`.
+    Call { name: Ident, input: Ident, what: String, call: Call },
+}
+
+/// The runtime call of a step between parts.
+enum Call {
+    OrderBy { descending: bool },
+    GroupBy,
+    Take(Expr),
+    Skip(Expr),
+}
+
+/// What the steps so far left for the next part to read.
+enum Gathered {
+    /// Nothing yet: the comprehension's own generators come first.
+    Nothing,
+    /// A `Vec` of the variables bound so far, as a tuple.
+    Elements(Ident),
+    /// Groups: the key's pattern and the other variables, each now a slice.
+    Groups { name: Ident, key: TokenStream, others: Vec<Ident> },
+}
+
+/// A comprehension cut into parts: the steps, then the last part (with the macro's own
+/// terminal), which computes the result.
+struct Cut {
+    steps: Vec<Step>,
+    last: TokenStream,
+}
+
+/// A tuple of `names` (with a trailing comma, so that one name is a 1-tuple).
+fn tuple(names: &[Ident]) -> TokenStream {
+    quote! { (#(#names,)*) }
+}
+
+/// Cuts the comprehension `input` of the macro `name`; `rt` is the runtime's path.
+fn cut(name: &str, input: TokenStream, rt: &TokenStream) -> Result<Cut, syn::Error> {
+    let mut errors = Errors::default();
+    let Some(comprehension) = syntax::parse(input, &mut errors) else {
+        return Err(errors.finish(()).expect_err("a failed parse reports an error"));
+    };
+    errors.finish(())?;
+    let mut errors = Errors::default();
+    let marker = match comprehension.marker {
+        crate::plan::Marker::Gpu(span) => {
+            return Err(error(
+                span,
+                "`@gpu` cannot be combined with `order by`, `group by`, `take` or `skip`",
+                "drop `@gpu`: each part of the comprehension runs on the device when it can, and \
+                 `PARCOMP_TRACE=1` prints where each part ran and why",
+            ));
+        }
+        crate::plan::Marker::Cpu(_) => quote! { @cpu },
+        crate::plan::Marker::None => TokenStream::new(),
+    };
+    let head = comprehension.head;
+    let branch = comprehension.branches.into_iter().next().expect("a parsed comprehension has a branch");
+    let order_matters = !matches!(
+        name,
+        "par_sum" | "par_product" | "par_min" | "par_max" | "par_count" | "par_any" | "par_all"
+    );
+    let qualifiers: Vec<(Qualifier, TokenStream)> =
+        branch.qualifiers.into_iter().zip(branch.tokens).collect();
+    let is_cut = |q: &Qualifier| {
+        matches!(q, Qualifier::Transform(t)
+            if matches!(t.kind, TransformKind::Take { .. } | TransformKind::Skip { .. }))
+    };
+    let cut_after: Vec<bool> = (0..qualifiers.len())
+        .map(|i| qualifiers[i + 1..].iter().any(|(q, _)| is_cut(q)))
+        .collect();
+    let next_is_take: Vec<bool> = (0..qualifiers.len())
+        .map(|i| {
+            matches!(qualifiers.get(i + 1), Some((Qualifier::Transform(t), _))
+                if matches!(t.kind, TransformKind::Take { .. }))
+        })
+        .collect();
+
+    let mut steps = Vec::new();
+    let mut scope: Vec<Ident> = Vec::new();
+    let mut pending: Vec<TokenStream> = Vec::new();
+    let mut gathered = Gathered::Nothing;
+    let mut generators = 0;
+    let mut deferred_skip: Option<Expr> = None;
+    let fresh = |steps: &Vec<Step>| format_ident!("__parcomp_part_{}", steps.len(), span = Span::mixed_site());
+    for (index, (qualifier, tokens)) in qualifiers.into_iter().enumerate() {
+        let transform = match qualifier {
+            Qualifier::Transform(t) => t,
+            other => {
+                if let Qualifier::Generator(_) = other {
+                    generators += 1;
+                }
+                if let Some(pat) = other.pattern() {
+                    for name in bound_names(pat) {
+                        if name.to_string().starts_with("__parcomp") {
+                            continue;
+                        }
+                        scope.retain(|n| *n != name);
+                        scope.push(name);
+                    }
+                }
+                pending.push(tokens);
+                continue;
+            }
+        };
+        let (keyword, span) = transform.kind.keyword();
+        if generators == 0 {
+            errors.push(error(
+                span,
+                format!("`{keyword}` must come after a generator"),
+                format!(
+                    "`{keyword}` acts on the elements produced so far; put it after a generator, \
+                     e.g. `x <- xs, {keyword} ...`"
+                ),
+            ));
+            continue;
+        }
+        let what = text(&transform.tokens);
+        let own_qualifiers =
+            pending.len() > usize::from(!matches!(gathered, Gathered::Nothing));
+        let needs_part = own_qualifiers || !matches!(gathered, Gathered::Elements(_));
+        // Ends the pending qualifiers in a part with `head`, which becomes what is gathered.
+        let part = |steps: &mut Vec<Step>, pending: &mut Vec<TokenStream>, head: TokenStream, take: Option<Expr>| {
+            let name = fresh(steps);
+            let qualifiers = std::mem::take(pending);
+            let tokens = quote! { #marker #head | #(#qualifiers),* };
+            steps.push(Step::Part { name: name.clone(), tokens, take });
+            name
+        };
+        let call = |steps: &mut Vec<Step>, input: Ident, call: Call| {
+            let name = fresh(steps);
+            steps.push(Step::Call { name: name.clone(), input, what: what.clone(), call });
+            name
+        };
+        let vars = tuple(&scope);
+        match transform.kind {
+            TransformKind::Take { count, .. } => {
+                let skip = deferred_skip.take();
+                let name = if needs_part {
+                    let count = match &skip {
+                        Some(skip) => syn::parse_quote! { (#skip) + (#count) },
+                        None => count,
+                    };
+                    part(&mut steps, &mut pending, vars, Some(count))
+                } else {
+                    let input = gathered_elements(&gathered);
+                    call(&mut steps, input, Call::Take(count))
+                };
+                let name = match skip {
+                    Some(skip) => call(&mut steps, name, Call::Skip(skip)),
+                    None => name,
+                };
+                gathered = Gathered::Elements(name);
+            }
+            TransformKind::Skip { count, .. } => {
+                if needs_part && next_is_take[index] {
+                    // `skip a, take b` straight after generators: the first a + b, lazily.
+                    deferred_skip = Some(count);
+                    continue;
+                }
+                let input = if needs_part {
+                    part(&mut steps, &mut pending, vars, None)
+                } else {
+                    gathered_elements(&gathered)
+                };
+                gathered = Gathered::Elements(call(&mut steps, input, Call::Skip(count)));
+            }
+            TransformKind::OrderBy { key, descending, .. } => {
+                if !order_matters && !cut_after[index] {
+                    errors.push(error(
+                        span,
+                        format!("`order by` cannot change the result of `{name}!`"),
+                        format!(
+                            "the result of `{name}!` does not depend on the order of the \
+                             elements: remove `order by`, or follow it with `take N` to keep \
+                             the first N"
+                        ),
+                    ));
+                    continue;
+                }
+                let input = part(&mut steps, &mut pending, quote! { (#vars, (#key)) }, None);
+                gathered = Gathered::Elements(call(&mut steps, input, Call::OrderBy { descending }));
+            }
+            TransformKind::GroupBy { key, .. } => {
+                let key_names = match group_key(&key, &scope) {
+                    Ok(names) => names,
+                    Err(e) => {
+                        errors.push(e);
+                        continue;
+                    }
+                };
+                let others: Vec<Ident> =
+                    scope.iter().filter(|n| !key_names.contains(n)).cloned().collect();
+                let others_tuple = tuple(&others);
+                let input =
+                    part(&mut steps, &mut pending, quote! { ((#key), #others_tuple) }, None);
+                let name = call(&mut steps, input, Call::GroupBy);
+                gathered = Gathered::Groups { name, key: quote! { #key }, others };
+            }
+        }
+        // What the next part reads replaces what this one read (already consumed).
+        pending = vec![source_generator(&gathered, &scope, rt)];
+    }
+    errors.finish(())?;
+    let last = quote! { #marker #head | #(#pending),* };
+    Ok(Cut { steps, last })
+}
+
+/// The `Vec` gathered so far (only called when there is one).
+fn gathered_elements(gathered: &Gathered) -> Ident {
+    match gathered {
+        Gathered::Elements(name) => name.clone(),
+        _ => unreachable!("a part is cut when nothing is gathered as a Vec"),
+    }
+}
+
+/// The generator the next part reads what was gathered with.
+fn source_generator(gathered: &Gathered, scope: &[Ident], rt: &TokenStream) -> TokenStream {
+    match gathered {
+        Gathered::Nothing => unreachable!("set by every transform"),
+        Gathered::Elements(name) => {
+            let vars = tuple(scope);
+            quote! { #vars <- #rt::Owned(&#name) }
+        }
+        Gathered::Groups { name, key, others } => {
+            let others = tuple(others);
+            quote! { ((#key), #others) <- &#name }
+        }
+    }
+}
+
+/// The variables of a `group by` key: a variable bound before it, or a tuple of them.
+fn group_key(key: &Expr, scope: &[Ident]) -> Result<Vec<Ident>, syn::Error> {
+    fn names(e: &Expr, out: &mut Vec<Ident>) -> bool {
+        match e {
+            Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+                out.push(p.path.get_ident().cloned().expect("checked"));
+                true
+            }
+            Expr::Paren(p) => names(&p.expr, out),
+            Expr::Tuple(t) => t.elems.iter().all(|e| names(e, out)),
+            _ => false,
+        }
+    }
+    let help = "group by a variable bound before it, or a tuple of them: `group by dept`, \
+                `group by (year, city)`; for a computed key, bind it first: `let k = x % 3, \
+                group by k`";
+    let mut found = Vec::new();
+    if !names(key, &mut found) {
+        return Err(error_spanned(
+            key,
+            format!("the key of `group by` is an expression, `{}`", text(key)),
+            help,
+        ));
+    }
+    for name in &found {
+        if !scope.contains(name) {
+            return Err(error_spanned(
+                name,
+                format!("`{name}` is not a variable bound before this `group by`"),
+                help,
+            ));
+        }
+    }
+    Ok(found)
+}
+
+/// The comprehension `input` of the macro `name` (whose arguments before `;`, for
+/// `par_reduce!`, are `prefix`), cut at its transforms and emitted.
+pub(crate) fn expand(
+    name: &str,
+    prefix: TokenStream,
+    input: TokenStream,
+    rt: &TokenStream,
+) -> Result<TokenStream, syn::Error> {
+    let cut = cut(name, input, rt)?;
+    let mut errors = Errors::default();
+    let mut statements = Vec::new();
+    for (k, step) in cut.steps.iter().enumerate() {
+        match step {
+            Step::Part { name, tokens, take } => {
+                match crate::compile(tokens.clone(), Terminal::Collect) {
+                    Ok(compiled) => {
+                        let value = match take {
+                            Some(count) => crate::back::rust::emit_take(&compiled, rt, count),
+                            None => crate::back::rust::emit(&compiled, rt),
+                        };
+                        statements.push(quote! { let #name = #value; });
+                    }
+                    Err(e) => errors.push(e),
+                }
+            }
+            Step::Call { name, input, what, call } => {
+                let site = format_ident!("__PARCOMP_STEP_{}", k, span = Span::mixed_site());
+                let value = match call {
+                    Call::OrderBy { descending } => {
+                        quote! { #rt::order_by(&#site, #input, #descending) }
+                    }
+                    Call::GroupBy => quote! { #rt::group_by(&#site, #input) },
+                    Call::Take(count) => {
+                        let count = count_value(count);
+                        quote! { #rt::take_vec(#input, #count) }
+                    }
+                    Call::Skip(count) => {
+                        let count = count_value(count);
+                        quote! { #rt::skip_vec(#input, #count) }
+                    }
+                };
+                statements.push(quote! {
+                    static #site: #rt::Site = #rt::Site {
+                        text: #what,
+                        file: ::core::file!(),
+                        line: ::core::line!(),
+                        column: ::core::column!(),
+                    };
+                    let #name = #value;
+                });
+            }
+        }
+    }
+    let last_tokens = &cut.last;
+    let last = crate::plan_of(name, quote! { #prefix #last_tokens })
+        .map(|compiled| crate::back::rust::emit(&compiled, rt));
+    let last = match last {
+        Ok(value) => Some(value),
+        Err(e) => {
+            errors.push(e);
+            None
+        }
+    };
+    errors.finish(())?;
+    Ok(quote! { { #(#statements)* #last } })
+}
+
+/// `take N`'s count as a `usize`, a type error located at `N` otherwise.
+fn count_value(count: &Expr) -> TokenStream {
+    let span = syn::spanned::Spanned::span(count);
+    quote::quote_spanned! {span=> { let count: usize = #count; count } }
+}
+
+/// `par_explain!` of a comprehension with transforms: each part's plan, and the steps between.
+pub(crate) fn explain(input: TokenStream, rt: &TokenStream) -> Result<String, syn::Error> {
+    let cut = cut("par", input, rt)?;
+    let mut out = String::new();
+    let mut errors = Errors::default();
+    let parts = cut.steps.iter().filter(|s| matches!(s, Step::Part { .. })).count() + 1;
+    let mut k = 0;
+    let mut part = |tokens: &TokenStream, note: &str, out: &mut String, errors: &mut Errors| {
+        k += 1;
+        match crate::compile(tokens.clone(), Terminal::Collect) {
+            Ok(compiled) => {
+                out.push_str(&format!("part {k} of {parts}{note}:\n"));
+                out.push_str(&compiled.explain());
+            }
+            Err(e) => errors.push(e),
+        }
+    };
+    for step in &cut.steps {
+        match step {
+            Step::Part { tokens, take, .. } => {
+                let note = match take {
+                    Some(count) => format!(
+                        ", its first {} elements, lazily (on the host, window by window)",
+                        text(count)
+                    ),
+                    None => String::new(),
+                };
+                part(tokens, &note, &mut out, &mut errors);
+            }
+            Step::Call { what, call, .. } => {
+                let how = match call {
+                    Call::OrderBy { .. } => {
+                        "stable sort by the key (a radix sort on the device for one integer or \
+                         float key; tuples lexicographically, floats by total_cmp)"
+                    }
+                    Call::GroupBy => {
+                        "stable sort by the key, one group per key in ascending order; the other \
+                         variables become the group's slices"
+                    }
+                    Call::Take(_) => "the first elements",
+                    Call::Skip(_) => "all but the first elements",
+                };
+                out.push_str(&format!("then {what}: {how}\n"));
+            }
+        }
+    }
+    part(&cut.last, ", the result", &mut out, &mut errors);
+    errors.finish(out)
+}

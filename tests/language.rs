@@ -1,0 +1,153 @@
+//! The everyday language: borrowed elements, `char` ranges, patterns that filter, float
+//! `par_min!`/`par_max!` and the extremum by key — each against hand-written loops, on every
+//! backend.
+
+mod support;
+
+use parcomp::{par, par_count, par_max, par_max_by_key, par_min, par_min_by_key, par_sum};
+use support::{on_every_backend, on_every_backend_off_device, on_every_backend_traced};
+
+#[test]
+fn elements_that_are_not_copy_are_borrowed() {
+    let words: Vec<String> =
+        ["", "alpha", "be", "", "gamma", "delta"].iter().map(|s| s.to_string()).collect();
+    let lens = on_every_backend_traced(|| par![s.len() | s <- &words, !s.is_empty()]);
+    let expected: Vec<usize> = words.iter().filter(|s| !s.is_empty()).map(|s| s.len()).collect();
+    assert_eq!(lens, expected);
+    // The variable is a `&String`: methods, comparisons with `&str`, and references out.
+    let long: Vec<&String> = par![s | s <- &words, s.len() > 4];
+    assert_eq!(long, [&words[1], &words[4], &words[5]]);
+    // Vec<Vec<T>> rows are borrowed too, and a generator can read a borrowed row.
+    let rows: Vec<Vec<String>> = vec![vec!["a".into(), "b".into()], vec![], vec!["c".into()]];
+    let flat = on_every_backend_traced(|| par![(i, w.clone()) | (i, row) <- (0..3).map(|i| (i, &rows[i])), w <- row]);
+    assert_eq!(flat, [(0, "a".to_string()), (0, "b".into()), (2, "c".into())]);
+    let nested = par![par_sum![w.len() | w <- row] | row <- &rows];
+    assert_eq!(nested, [2, 0, 1]);
+    // Copy elements keep being yielded by value.
+    let numbers = vec![3u8, 4];
+    let doubled: Vec<u8> = par![x * 2 | x <- &numbers];
+    assert_eq!(doubled, [6, 8]);
+}
+
+#[test]
+fn structs_are_borrowed_and_their_fields_read() {
+    #[derive(Debug, PartialEq)]
+    struct Employee {
+        name: String,
+        dept: &'static str,
+        salary: u32,
+    }
+    let staff = vec![
+        Employee { name: "Simon".into(), dept: "MS", salary: 80 },
+        Employee { name: "Phil".into(), dept: "Ed", salary: 40 },
+    ];
+    let names = on_every_backend_traced(|| par![e.name.as_str() | e <- &staff, e.salary > 50]);
+    assert_eq!(names, ["Simon"]);
+    let slice: &[Employee] = &staff;
+    assert_eq!(par_sum![e.salary | e <- slice], 120);
+    assert_eq!(par![e.dept | e <- slice], ["MS", "Ed"]);
+}
+
+#[test]
+fn char_ranges_are_sources() {
+    // `char` is not a device type: the trace says so.
+    let letters = on_every_backend_off_device(|| par![c | c <- 'a'..='e'], "not device values");
+    assert_eq!(letters, ['a', 'b', 'c', 'd', 'e']);
+    let pairs = on_every_backend_traced(|| par![(a, b) | a <- 'x'..'{', b <- a..'{']);
+    let mut expected = Vec::new();
+    for a in 'x'..'{' {
+        for b in a..'{' {
+            expected.push((a, b));
+        }
+    }
+    assert_eq!(pairs, expected);
+    // Across the surrogate gap, as `Range<char>` iterates.
+    let across = par![c | c <- '\u{D7FE}'..'\u{E002}'];
+    assert_eq!(across, ('\u{D7FE}'..'\u{E002}').collect::<Vec<_>>());
+    #[allow(clippy::reversed_empty_ranges)]
+    let reversed = par![c | c <- 'z'..'a'];
+    assert!(reversed.is_empty());
+}
+
+#[test]
+fn refutable_patterns_filter() {
+    let opts = vec![Some(1), None, Some(3), None, Some(-4)];
+    let values = on_every_backend_traced(|| par![v * 10 | Some(v) <- &opts]);
+    assert_eq!(values, [10, 30, -40]);
+    let results: Vec<Result<u32, String>> = vec![Ok(1), Err("no".into()), Ok(7)];
+    let oks = on_every_backend_traced(|| par![*x | Ok(x) <- &results]);
+    assert_eq!(oks, [1, 7]);
+    let errs: Vec<&str> = par![e.as_str() | Err(e) <- &results];
+    assert_eq!(errs, ["no"]);
+    let pairs = vec![(0, 'a'), (1, 'b'), (0, 'c')];
+    let zeros = on_every_backend_traced(|| par![y | (0, y) <- &pairs]);
+    assert_eq!(zeros, ['a', 'c']);
+    assert_eq!(par_count![() | None <- &opts], 2);
+    // Nested generators and later qualifiers see the pattern's variables.
+    let grid = vec![vec![Some(1), None], vec![Some(2), Some(5)]];
+    let got = par![(r, v) | (r, row) <- (0..2).map(|r| (r, &grid[r])), Some(v) <- row, v > 1];
+    assert_eq!(got, [(1, 2), (1, 5)]);
+    // Ranges and bindings with `@`.
+    let digits = par![n | n @ 1..=9 <- &[0, 5, 12, 9, -1]];
+    assert_eq!(digits, [5, 9]);
+    // Rows of a range with a refutable pattern: every element is checked.
+    let evens = on_every_backend_traced(|| {
+        par![x | x <- 0..1000i64, (0 | 2 | 4) <- (x % 10..x % 10 + 1), x % 7 == 0]
+    });
+    let expected: Vec<i64> = (0..1000).filter(|x| [0, 2, 4].contains(&(x % 10)) && x % 7 == 0).collect();
+    assert_eq!(evens, expected);
+}
+
+#[test]
+fn float_min_and_max_ignore_nan() {
+    let m = on_every_backend(|| par_min![x as f64 * 0.5 | x <- 1..10i64]);
+    assert_eq!(m, Some(0.5));
+    let xs = vec![2.5f64, f64::NAN, -1.0, 7.0, f64::NAN];
+    let lo = on_every_backend(|| par_min![x | x <- &xs]);
+    let hi = on_every_backend(|| par_max![x | x <- &xs]);
+    assert_eq!((lo, hi), (Some(-1.0), Some(7.0)));
+    let nans = vec![f64::NAN; 3];
+    assert!(par_min![x | x <- &nans].unwrap().is_nan());
+    assert_eq!(par_max![x | x <- &Vec::<f32>::new()], None);
+    // Large enough for the device and for parallel parts, NaN sprinkled in.
+    let big: Vec<f64> = (0..300_000i64)
+        .map(|i| if i % 7 == 3 { f64::NAN } else { ((i * 7919) % 100_003) as f64 - 50_000.5 })
+        .collect();
+    let lo = on_every_backend(|| par_min![x | x <- &big]);
+    let hi = on_every_backend(|| par_max![x * 2.0 | x <- &big]);
+    assert_eq!(lo, Some(big.iter().copied().fold(f64::NAN, f64::min)));
+    assert_eq!(hi, Some(big.iter().copied().fold(f64::NAN, f64::max) * 2.0));
+    // Nested, per row.
+    let rows = vec![vec![1.5f32, f32::NAN], vec![], vec![f32::NAN], vec![-2.0, 4.0]];
+    let per_row = par![par_max![x | x <- row] | row <- &rows];
+    assert_eq!(per_row[0], Some(1.5));
+    assert_eq!(per_row[1], None);
+    assert!(per_row[2].unwrap().is_nan());
+    assert_eq!(per_row[3], Some(4.0));
+}
+
+#[test]
+fn min_and_max_by_key_return_the_element() {
+    let lines = vec!["short", "the longest line", "mid line", "also sixteen chr"];
+    let longest = on_every_backend_traced(|| par_max_by_key!(|l| l.len(); l | l <- &lines));
+    // The last of equal keys, as Iterator::max_by_key.
+    assert_eq!(longest, lines.iter().copied().max_by_key(|l| l.len()));
+    let shortest = par_min_by_key!(|l| l.len(); l | l <- &lines);
+    assert_eq!(shortest, lines.iter().copied().min_by_key(|l| l.len()));
+    let none = par_max_by_key!(|x: &i32| *x; x | x <- 0..0);
+    assert_eq!(none, None);
+    // Float keys order by total_cmp.
+    let points = vec![(1, 0.5f64), (2, -3.0), (3, 2.25), (4, -3.0)];
+    let lowest = par_min_by_key!(|p: &(i32, f64)| p.1; p | p <- &points);
+    assert_eq!(lowest, Some((2, -3.0)));
+    // Large, with many equal keys: the first/last of equals on every backend.
+    let big = on_every_backend_traced(|| {
+        (
+            par_max_by_key!(|p: &(u32, u32)| p.1 % 1000; p | p <- (0..200_000u32).map(|i| (i, i * 7 % 5003))),
+            par_min_by_key!(|p: &(u32, u32)| p.1 % 1000; p | p <- (0..200_000u32).map(|i| (i, i * 7 % 5003))),
+        )
+    });
+    let all: Vec<(u32, u32)> = (0..200_000u32).map(|i| (i, i * 7 % 5003)).collect();
+    assert_eq!(big.0, all.iter().copied().max_by_key(|p| p.1 % 1000));
+    assert_eq!(big.1, all.iter().copied().min_by_key(|p| p.1 % 1000));
+}
