@@ -6,7 +6,8 @@
 //! - [`pipeline`]: the chain of stages the macro emits (`source`, `expand`, `product`,
 //!   `filter`, `bind`, `map`, `collect`);
 //! - [`segmented`]: `expand`, `expand_reduce`, `expand_outer_reduce`, `replicated_iota`,
-//!   `segmented_iota`, `segmented_scan`, `segmented_reduce` and parallel scans, on slices;
+//!   `segmented_iota`, `segmented_scan`, `segmented_reduce`, parallel scans and
+//!   `sort_permutation`, on slices;
 //! - the CPU backends (rayon, and a sequential reference), chosen by [`Backend`].
 //!
 //! Users normally reach all of this through the `parcomp` crate.

@@ -50,6 +50,11 @@ impl Fault {
             8 => "parcomp: step_by(0) in a generator: the step must be positive".into(),
             9 => "called `Option::unwrap()` on a `None` value".into(),
             10 => "min > max (or either is NaN) in a call of `clamp`".into(),
+            11 => format!(
+                "parcomp internal error: a kernel produced other sizes than it counted (an \
+                 element at {} of {})",
+                self.a0, self.a1
+            ),
             other => format!("parcomp internal error: unknown device fault {other}"),
         }
     }

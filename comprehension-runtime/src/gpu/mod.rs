@@ -16,6 +16,7 @@ pub mod par_fn;
 pub mod plan;
 mod program;
 pub(crate) mod segmented;
+pub(crate) mod sort;
 pub mod types;
 
 pub use cache::entries as cache_entries;

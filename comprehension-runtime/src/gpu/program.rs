@@ -6,7 +6,7 @@
 //! struct with its constructor, zero, comparisons and column loads and stores; the generated
 //! functions; the reduction kernels instantiated for each of its reductions; and the generated
 //! kernels. The generic kernels (scan, load-balanced search, compaction) are one program per
-//! device.
+//! device, and so are the radix sort's (`sort.cl`).
 
 use super::cache;
 use super::device::{Device, DeviceError, DeviceErrorKind, Program};
@@ -31,6 +31,7 @@ const SOURCES: &str = include_str!("kernels/sources.h");
 const CAPTURES: &str = include_str!("kernels/captures.h");
 const GENERIC: &str = include_str!("kernels/generic.cl");
 const REDUCE: &str = include_str!("kernels/reduce.cl");
+const SORT: &str = include_str!("kernels/sort.cl");
 
 /// The headers every program starts with.
 fn headers(fp64: bool) -> String {
@@ -292,6 +293,13 @@ fn generic_source(fp64: bool) -> String {
     out
 }
 
+/// The source of the radix sort's kernels (`sort.cl`).
+fn sort_source(fp64: bool) -> String {
+    let mut out = headers(fp64);
+    out.push_str(SORT);
+    out
+}
+
 /// The program of the segmented API's primitives for one monoid: the reduction kernels of
 /// `reduce.cl` (prefix `pc_m`) over the primitive `tag`, combining with the scalar operation
 /// `op` (`add`, `min`, ...), the identity read from the first value of the captures buffer.
@@ -364,6 +372,13 @@ pub(crate) fn generic(device: &dyn Device) -> Result<(Built, Origin), DeviceErro
     static TABLE: OnceLock<Mutex<HashMap<usize, Built>>> = OnceLock::new();
     let key = std::ptr::from_ref(device).cast::<()>() as usize;
     memoized(&TABLE, key, || generic_source(device.info().fp64), device)
+}
+
+/// The radix sort's program of `device` (see [`sort_source`]).
+pub(crate) fn sort(device: &dyn Device) -> Result<(Built, Origin), DeviceError> {
+    static TABLE: OnceLock<Mutex<HashMap<usize, Built>>> = OnceLock::new();
+    let key = std::ptr::from_ref(device).cast::<()>() as usize;
+    memoized(&TABLE, key, || sort_source(device.info().fp64), device)
 }
 
 /// The program of the monoid `op` over the primitive `tag` on `device` (see

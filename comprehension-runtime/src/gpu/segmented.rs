@@ -43,10 +43,11 @@ pub(crate) enum Output {
 }
 
 /// One primitive's run: the device, its generic program, the fault word, what it measured.
-struct Run<'d> {
+/// (Also the radix sort's, in `sort.rs`.)
+pub(super) struct Run<'d> {
     device: &'d dyn Device,
-    generic: program::Built,
-    fault: Buffer,
+    pub(super) generic: program::Built,
+    pub(super) fault: Buffer,
     site: &'static Site,
     backend: &'static str,
     stats: RefCell<RunStats>,
@@ -57,8 +58,13 @@ fn fatal(e: DeviceError) -> DeviceFailure {
     DeviceFailure { message: e.to_string(), fatal: true }
 }
 
+/// The bytes of the tile sums a scan of `n` sizes needs (one per tile, and the total).
+pub(super) fn scan_sums_bytes(n: u64) -> u64 {
+    (n.div_ceil(TILE).max(1) + 1) * 8
+}
+
 impl<'d> Run<'d> {
-    fn new(backend: Backend, site: &'static Site) -> Result<Self, DeviceFailure> {
+    pub(super) fn new(backend: Backend, site: &'static Site) -> Result<Self, DeviceFailure> {
         let device = super::device_of(backend)?;
         let start = Instant::now();
         let (generic, origin) = program::generic(device).map_err(fatal)?;
@@ -80,15 +86,24 @@ impl<'d> Run<'d> {
 
     /// Builds (or finds) the program of the monoid `op` over `tag`.
     fn monoid(&self, tag: &'static str, op: &'static str) -> Result<program::Built, DeviceFailure> {
+        self.program(|device| program::monoid(device, tag, op))
+    }
+
+    /// Builds (or finds) another program the run needs with `get` (`program::sort`, ...),
+    /// counting it in the run's statistics.
+    pub(super) fn program(
+        &self,
+        get: impl FnOnce(&dyn Device) -> Result<(program::Built, program::Origin), DeviceError>,
+    ) -> Result<program::Built, DeviceFailure> {
         let start = Instant::now();
-        let (program, origin) = program::monoid(self.device, tag, op).map_err(fatal)?;
+        let (program, origin) = get(self.device).map_err(fatal)?;
         let mut stats = self.stats.borrow_mut();
         stats.count(origin);
         stats.compile += start.elapsed();
         Ok(program)
     }
 
-    fn alloc(&self, bytes: u64) -> Result<Buffer, DeviceFailure> {
+    pub(super) fn alloc(&self, bytes: u64) -> Result<Buffer, DeviceFailure> {
         let bytes = usize::try_from(bytes.max(8)).map_err(|_| DeviceFailure {
             message: format!("{bytes} bytes do not fit in memory"),
             fatal: true,
@@ -101,7 +116,7 @@ impl<'d> Run<'d> {
     }
 
     /// A new buffer holding `bytes`.
-    fn upload(&self, bytes: &[u8]) -> Result<Buffer, DeviceFailure> {
+    pub(super) fn upload(&self, bytes: &[u8]) -> Result<Buffer, DeviceFailure> {
         let buffer = self.alloc(bytes.len() as u64)?;
         self.write(&buffer, bytes)?;
         Ok(buffer)
@@ -133,14 +148,18 @@ impl<'d> Run<'d> {
         Ok(())
     }
 
-    fn read_usizes(&self, buffer: &Buffer, count: usize) -> Result<Vec<usize>, DeviceFailure> {
+    pub(super) fn read_usizes(
+        &self,
+        buffer: &Buffer,
+        count: usize,
+    ) -> Result<Vec<usize>, DeviceFailure> {
         let mut bytes = vec![0u8; count * 8];
         self.read(buffer, 0, &mut bytes)?;
         let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes")) as usize;
         Ok(bytes.chunks_exact(8).map(word).collect())
     }
 
-    fn launch(
+    pub(super) fn launch(
         &self,
         program: &dyn Program,
         kernel: &str,
@@ -157,15 +176,28 @@ impl<'d> Run<'d> {
     /// The exclusive scan of `n` sizes (`u64`s): the offsets (n + 1 entries) and their total.
     /// A total over `u64::MAX` is the size-overflow panic.
     fn scan(&self, sizes: &Buffer, n: u64) -> Result<(Buffer, u64), DeviceFailure> {
-        let sums = self.alloc((n.div_ceil(TILE).max(1) + 1) * 8)?;
+        let sums = self.alloc(scan_sums_bytes(n))?;
         let offsets = self.alloc((n + 1) * 8)?;
-        let launches =
-            launch_scan(self.device, &*self.generic, &self.fault, sizes, n, &sums, &offsets)
-                .map_err(fatal)?;
-        self.stats.borrow_mut().launches += launches;
+        self.scan_into(sizes, n, &sums, &offsets)?;
         let mut total = [0u8; 8];
         self.read(&offsets, n as usize * 8, &mut total)?;
         Ok((offsets, u64::from_le_bytes(total)))
+    }
+
+    /// Queues the exclusive scan of `n` sizes (`u64`s) into `offsets` (n + 1 entries), with
+    /// `sums` ([`scan_sums_bytes`]) for the tiles' sums, reading nothing back.
+    pub(super) fn scan_into(
+        &self,
+        sizes: &Buffer,
+        n: u64,
+        sums: &Buffer,
+        offsets: &Buffer,
+    ) -> Result<(), DeviceFailure> {
+        let launches =
+            launch_scan(self.device, &*self.generic, &self.fault, sizes, n, sums, offsets)
+                .map_err(fatal)?;
+        self.stats.borrow_mut().launches += launches;
+        Ok(())
     }
 
     /// `seg[a]` = the row (of `rows`, by `offsets`) holding position `a`, for `a < count`.
@@ -196,7 +228,7 @@ impl<'d> Run<'d> {
     }
 
     /// Records the run's statistics for [`super::last_run_stats`].
-    fn finish(self, start: Instant) {
+    pub(super) fn finish(self, start: Instant) {
         let mut stats = self.stats.into_inner();
         stats.run = start.elapsed();
         LAST_STATS.with(|s| *s.borrow_mut() = Some(stats));

@@ -16,6 +16,7 @@
 //! | [`expand`] | `get(a, i)` for every `a` of the input and every `i < size(a)`, flattened |
 //! | [`expand_reduce`] | the reduction of every non-empty expanded row |
 //! | [`expand_outer_reduce`] | the reduction of every expanded row, identity if empty |
+//! | [`sort_permutation`] | the stable order of `u64` keys, as a permutation of their indices |
 //!
 //! rayon has no parallel scan at all, so [`scan_inclusive`] and [`scan_exclusive`] alone are
 //! worth having.
@@ -27,8 +28,8 @@
 //! [`BitXor`] on the primitive numbers — whose operation the kernels know: with a GPU feature
 //! on, they run on the device as a comprehension does (when the device is forced, or present
 //! and the input is at least [`device_threshold`](crate::device_threshold) values), and on the
-//! host otherwise, with the same results. [`replicated_iota`] and [`segmented_iota`] take no
-//! operator and run on the device the same way. `PARCOMP_TRACE=1` says where each call ran.
+//! host otherwise, with the same results. [`replicated_iota`], [`segmented_iota`] and
+//! [`sort_permutation`] take no operator and run on the device the same way. `PARCOMP_TRACE=1` says where each call ran.
 //!
 //! ```
 //! use comprehension_runtime::segmented::{Monoid, Sum};
@@ -52,7 +53,7 @@
 //! # Backends
 //!
 //! Every primitive runs on the [`Backend`](crate::Backend) in effect on the calling thread (a
-//! device backend runs the monoids' methods and the iotas, and the host the rest):
+//! device backend runs the monoids' methods, the iotas and the sort, and the host the rest):
 //! [`Backend::Sequential`](crate::Backend::Sequential) runs plain loops on the calling thread (the reference semantics);
 //! [`Backend::Rayon`](crate::Backend::Rayon) runs in parallel on the current rayon pool, with work-efficient, balanced
 //! algorithms (blocked three-phase scans, per-block partial results stitched at block
@@ -72,6 +73,7 @@ mod monoid;
 pub(crate) mod reduce;
 mod scan;
 mod segmented_scan;
+mod sort;
 
 pub use expand::{expand, expand_outer_reduce, expand_reduce};
 pub use iota::{replicated_iota, segmented_iota};
@@ -79,6 +81,7 @@ pub use monoid::{BitAnd, BitOr, BitXor, Max, Min, Monoid, Product, Sum};
 pub use reduce::{reduce_rows, segmented_reduce};
 pub use scan::{scan_exclusive, scan_inclusive};
 pub use segmented_scan::segmented_scan;
+pub use sort::sort_permutation;
 
 use crate::site::Site;
 use rayon::prelude::*;
