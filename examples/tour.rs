@@ -183,6 +183,7 @@ fn sieve_example() {
 /// (f) `par_explain!` shows the chain of runtime stages a comprehension became.
 fn explain_example() {
     heading("(f) the plan: par_explain![...]");
+    let n = 100;
     let plan = par_explain![(x, y, z) | x <- 1..n, y <- x..n, z <- y..x + y, z < n, x * x + y * y == z * z];
     for line in plan.lines() {
         println!("  {line}");

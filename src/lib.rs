@@ -120,6 +120,7 @@
 //! [`par_explain!`] returns what a comprehension became, without running it:
 //!
 //! ```
+//! let n = 30;
 //! let plan = parcomp::par_explain![(x, y) | x <- 0..n, y <- x..n, (x + y) % 3 == 0];
 //! assert!(plan.contains("expand   y <- x..n"));
 //! ```
@@ -139,11 +140,11 @@ pub use comprehension_macros::{
     par, par_all, par_any, par_count, par_explain, par_fn, par_kernel, par_max, par_max_by_key,
     par_min, par_min_by_key, par_product, par_reduce, par_sum,
 };
-pub use comprehension_runtime::transform::{ByOrd, OrderKey};
 pub use comprehension_runtime::gpu::{
     device_for as gpu_device, last_run_stats as gpu_stats, RunStats,
 };
 pub use comprehension_runtime::segmented;
+pub use comprehension_runtime::transform::{ByOrd, OrderKey};
 pub use comprehension_runtime::{
     backend, device_threshold, set_device_threshold, trace, with_backend, Backend, BackendReport,
     Jagged, JaggedError, Rows, Source,
@@ -163,6 +164,7 @@ pub struct ReadmeDoctests;
 /// What the code emitted by the macros calls. Not a public API.
 #[doc(hidden)]
 pub mod __rt {
+    pub use comprehension_macros::par;
     pub use comprehension_runtime::gpu::offload::probe::Probe;
     pub use comprehension_runtime::gpu::offload::{par_fn_name, Offload};
     pub use comprehension_runtime::gpu::offload::{
@@ -182,7 +184,6 @@ pub mod __rt {
         group_by, order_by, skip_vec, take_first, take_vec, Keyed, Take, Window,
     };
     pub use comprehension_runtime::{Site, Source};
-    pub use comprehension_macros::par;
 
     /// The static device plans the macro emits.
     pub mod gpu {

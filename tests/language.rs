@@ -19,7 +19,9 @@ fn elements_that_are_not_copy_are_borrowed() {
     assert_eq!(long, [&words[1], &words[4], &words[5]]);
     // Vec<Vec<T>> rows are borrowed too, and a generator can read a borrowed row.
     let rows: Vec<Vec<String>> = vec![vec!["a".into(), "b".into()], vec![], vec!["c".into()]];
-    let flat = on_every_backend_traced(|| par![(i, w.clone()) | (i, row) <- (0..3).map(|i| (i, &rows[i])), w <- row]);
+    let flat = on_every_backend_traced(
+        || par![(i, w.clone()) | (i, row) <- (0..3).map(|i| (i, &rows[i])), w <- row],
+    );
     assert_eq!(flat, [(0, "a".to_string()), (0, "b".into()), (2, "c".into())]);
     let nested = par![par_sum![w.len() | w <- row] | row <- &rows];
     assert_eq!(nested, [2, 0, 1]);
@@ -84,17 +86,18 @@ fn refutable_patterns_filter() {
     assert_eq!(zeros, ['a', 'c']);
     assert_eq!(par_count![() | None <- &opts], 2);
     // Nested generators and later qualifiers see the pattern's variables.
-    let grid = vec![vec![Some(1), None], vec![Some(2), Some(5)]];
+    let grid = [vec![Some(1), None], vec![Some(2), Some(5)]];
     let got = par![(r, v) | (r, row) <- (0..2).map(|r| (r, &grid[r])), Some(v) <- row, v > 1];
     assert_eq!(got, [(1, 2), (1, 5)]);
     // Ranges and bindings with `@`.
     let digits = par![n | n @ 1..=9 <- &[0, 5, 12, 9, -1]];
     assert_eq!(digits, [5, 9]);
     // Rows of a range with a refutable pattern: every element is checked.
-    let evens = on_every_backend_traced(|| {
-        par![x | x <- 0..1000i64, (0 | 2 | 4) <- (x % 10..x % 10 + 1), x % 7 == 0]
-    });
-    let expected: Vec<i64> = (0..1000).filter(|x| [0, 2, 4].contains(&(x % 10)) && x % 7 == 0).collect();
+    let evens = on_every_backend_traced(
+        || par![x | x <- 0..1000i64, (0 | 2 | 4) <- (x % 10..x % 10 + 1), x % 7 == 0],
+    );
+    let expected: Vec<i64> =
+        (0..1000).filter(|x| [0, 2, 4].contains(&(x % 10)) && x % 7 == 0).collect();
     assert_eq!(evens, expected);
 }
 

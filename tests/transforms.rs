@@ -47,11 +47,10 @@ fn order_by_is_a_stable_sort() {
     expected.sort_by_key(|w| std::cmp::Reverse(w.len()));
     assert_eq!(desc, expected);
     // Tuple keys order lexicographically; later qualifiers and the head see the variables.
-    let pairs = on_every_backend_traced(|| {
-        par![(x, y) | x <- 0..6i32, y <- 0..3i32, order by (y, -x), x + y > 2]
-    });
-    let mut expected: Vec<(i32, i32)> =
-        (0..6).flat_map(|x| (0..3).map(move |y| (x, y))).collect();
+    let pairs = on_every_backend_traced(
+        || par![(x, y) | x <- 0..6i32, y <- 0..3i32, order by (y, -x), x + y > 2],
+    );
+    let mut expected: Vec<(i32, i32)> = (0..6).flat_map(|x| (0..3).map(move |y| (x, y))).collect();
     expected.sort_by_key(|&(x, y)| (y, -x));
     expected.retain(|&(x, y)| x + y > 2);
     assert_eq!(pairs, expected);
@@ -82,7 +81,8 @@ fn take_and_skip() {
     assert_eq!(par![x | x <- 0..10, skip 20], Vec::<i32>::new());
     assert_eq!(par![x | x <- 0..10, take 0], Vec::<i32>::new());
     // After an order by: the first N of the sorted elements.
-    let top = on_every_backend_traced(|| par![x | x <- 0..1000i64, order by (x * 37) % 101 desc, take 4]);
+    let top =
+        on_every_backend_traced(|| par![x | x <- 0..1000i64, order by (x * 37) % 101 desc, take 4]);
     let mut expected: Vec<i64> = (0..1000).collect();
     expected.sort_by_key(|x| std::cmp::Reverse((x * 37) % 101));
     assert_eq!(top, expected[..4]);
@@ -107,10 +107,7 @@ fn group_by_gives_slices_in_key_order() {
         par![(year, city, amount.len(), par_sum![a | a <- amount]) |
              (year, city, amount) <- &sales, group by (year, city)]
     });
-    assert_eq!(
-        totals,
-        [(2023, "Lima", 2, 5.0), (2024, "Lima", 1, 2.0), (2024, "Oslo", 2, 4.0)]
-    );
+    assert_eq!(totals, [(2023, "Lima", 2, 5.0), (2024, "Lima", 1, 2.0), (2024, "Oslo", 2, 4.0)]);
     // A computed key is bound first; filters on the groups follow.
     let big = par![(k, x.to_vec()) | x <- 0..20, let k = x % 3, group by k, x.len() > 6];
     assert_eq!(big, [(0, vec![0, 3, 6, 9, 12, 15, 18]), (1, vec![1, 4, 7, 10, 13, 16, 19])]);
@@ -151,6 +148,23 @@ fn every_part_runs_or_says_why() {
     let mut expected: Vec<i64> = xs.iter().copied().filter(|x| x % 3 == 0).collect();
     expected.sort_by_key(|x| std::cmp::Reverse(*x));
     assert_eq!(sorted, expected.iter().map(|x| x * 2).collect::<Vec<_>>());
+    if support::device() {
+        use parcomp::{trace, with_backend, Backend};
+        let (_, runs) = trace::record(|| {
+            with_backend(Backend::OpenCl, || par![x | x <- &xs, order by x desc, take 3])
+        });
+        let sort = runs.iter().find(|r| r.text.starts_with("order by")).expect("the sort ran");
+        assert_eq!(sort.backend, Backend::OpenCl, "{sort}");
+        // A key that is not one number is sorted on the host, and the trace says why.
+        let (_, runs) = trace::record(|| {
+            with_backend(Backend::OpenCl, || par![x | x <- &xs, order by (x % 7, x), take 3])
+        });
+        let sort = runs.iter().find(|r| r.text.starts_with("order by")).expect("the sort ran");
+        assert!(
+            sort.reason.as_deref().unwrap_or("").contains("not one integer or float"),
+            "{sort}"
+        );
+    }
 }
 
 /// The oracle: nested loops, `sort_by_key` and grouping written by hand.

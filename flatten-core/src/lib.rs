@@ -92,7 +92,11 @@ pub fn expand(name: &str, input: TokenStream) -> TokenStream {
 
 /// A macro of the family other than the by-key ones: cut at its transforms if it has any,
 /// else compiled and emitted whole.
-fn expand_family(name: &str, input: TokenStream, rt: &TokenStream) -> Result<TokenStream, syn::Error> {
+fn expand_family(
+    name: &str,
+    input: TokenStream,
+    rt: &TokenStream,
+) -> Result<TokenStream, syn::Error> {
     let (prefix, rest) = if name == "par_reduce" {
         let (op, identity, rest) = syntax::reduce_arguments(input.clone())?;
         (quote! { #op, #identity; }, rest)

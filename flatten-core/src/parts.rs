@@ -53,8 +53,14 @@ enum Step {
 
 /// The runtime call of a step between parts.
 enum Call {
-    OrderBy { descending: bool },
-    GroupBy,
+    /// With the key's span, where a key that is no `OrderKey` is reported.
+    OrderBy {
+        descending: bool,
+        key: Span,
+    },
+    GroupBy {
+        key: Span,
+    },
     Take(Expr),
     Skip(Expr),
 }
@@ -102,7 +108,8 @@ fn cut(name: &str, input: TokenStream, rt: &TokenStream) -> Result<Cut, syn::Err
         crate::plan::Marker::None => TokenStream::new(),
     };
     let head = comprehension.head;
-    let branch = comprehension.branches.into_iter().next().expect("a parsed comprehension has a branch");
+    let branch =
+        comprehension.branches.into_iter().next().expect("a parsed comprehension has a branch");
     let order_matters = !matches!(
         name,
         "par_sum" | "par_product" | "par_min" | "par_max" | "par_count" | "par_any" | "par_all"
@@ -113,9 +120,8 @@ fn cut(name: &str, input: TokenStream, rt: &TokenStream) -> Result<Cut, syn::Err
         matches!(q, Qualifier::Transform(t)
             if matches!(t.kind, TransformKind::Take { .. } | TransformKind::Skip { .. }))
     };
-    let cut_after: Vec<bool> = (0..qualifiers.len())
-        .map(|i| qualifiers[i + 1..].iter().any(|(q, _)| is_cut(q)))
-        .collect();
+    let cut_after: Vec<bool> =
+        (0..qualifiers.len()).map(|i| qualifiers[i + 1..].iter().any(|(q, _)| is_cut(q))).collect();
     let next_is_take: Vec<bool> = (0..qualifiers.len())
         .map(|i| {
             matches!(qualifiers.get(i + 1), Some((Qualifier::Transform(t), _))
@@ -129,7 +135,9 @@ fn cut(name: &str, input: TokenStream, rt: &TokenStream) -> Result<Cut, syn::Err
     let mut gathered = Gathered::Nothing;
     let mut generators = 0;
     let mut deferred_skip: Option<Expr> = None;
-    let fresh = |steps: &Vec<Step>| format_ident!("__parcomp_part_{}", steps.len(), span = Span::mixed_site());
+    let fresh = |steps: &Vec<Step>| {
+        format_ident!("__parcomp_part_{}", steps.len(), span = Span::mixed_site())
+    };
     for (index, (qualifier, tokens)) in qualifiers.into_iter().enumerate() {
         let transform = match qualifier {
             Qualifier::Transform(t) => t,
@@ -163,11 +171,13 @@ fn cut(name: &str, input: TokenStream, rt: &TokenStream) -> Result<Cut, syn::Err
             continue;
         }
         let what = text(&transform.tokens);
-        let own_qualifiers =
-            pending.len() > usize::from(!matches!(gathered, Gathered::Nothing));
+        let own_qualifiers = pending.len() > usize::from(!matches!(gathered, Gathered::Nothing));
         let needs_part = own_qualifiers || !matches!(gathered, Gathered::Elements(_));
         // Ends the pending qualifiers in a part with `head`, which becomes what is gathered.
-        let part = |steps: &mut Vec<Step>, pending: &mut Vec<TokenStream>, head: TokenStream, take: Option<Expr>| {
+        let part = |steps: &mut Vec<Step>,
+                    pending: &mut Vec<TokenStream>,
+                    head: TokenStream,
+                    take: Option<Expr>| {
             let name = fresh(steps);
             let qualifiers = std::mem::take(pending);
             let tokens = quote! { #marker #head | #(#qualifiers),* };
@@ -226,7 +236,9 @@ fn cut(name: &str, input: TokenStream, rt: &TokenStream) -> Result<Cut, syn::Err
                     continue;
                 }
                 let input = part(&mut steps, &mut pending, quote! { (#vars, (#key)) }, None);
-                gathered = Gathered::Elements(call(&mut steps, input, Call::OrderBy { descending }));
+                let key_span = syn::spanned::Spanned::span(&key);
+                let order = Call::OrderBy { descending, key: key_span };
+                gathered = Gathered::Elements(call(&mut steps, input, order));
             }
             TransformKind::GroupBy { key, .. } => {
                 let key_names = match group_key(&key, &scope) {
@@ -241,7 +253,8 @@ fn cut(name: &str, input: TokenStream, rt: &TokenStream) -> Result<Cut, syn::Err
                 let others_tuple = tuple(&others);
                 let input =
                     part(&mut steps, &mut pending, quote! { ((#key), #others_tuple) }, None);
-                let name = call(&mut steps, input, Call::GroupBy);
+                let key_span = syn::spanned::Spanned::span(&key);
+                let name = call(&mut steps, input, Call::GroupBy { key: key_span });
                 gathered = Gathered::Groups { name, key: quote! { #key }, others };
             }
         }
@@ -340,10 +353,15 @@ pub(crate) fn expand(
             Step::Call { name, input, what, call } => {
                 let site = format_ident!("__PARCOMP_STEP_{}", k, span = Span::mixed_site());
                 let value = match call {
-                    Call::OrderBy { descending } => {
-                        quote! { #rt::order_by(&#site, #input, #descending) }
+                    // Located at the key, where a key that is no `OrderKey` is reported.
+                    Call::OrderBy { descending, key } => {
+                        let input = Ident::new(&input.to_string(), input.span().located_at(*key));
+                        quote::quote_spanned! {*key=> #rt::order_by(&#site, #input, #descending) }
                     }
-                    Call::GroupBy => quote! { #rt::group_by(&#site, #input) },
+                    Call::GroupBy { key } => {
+                        let input = Ident::new(&input.to_string(), input.span().located_at(*key));
+                        quote::quote_spanned! {*key=> #rt::group_by(&#site, #input) }
+                    }
                     Call::Take(count) => {
                         let count = count_value(count);
                         quote! { #rt::take_vec(#input, #count) }
@@ -420,7 +438,7 @@ pub(crate) fn explain(input: TokenStream, rt: &TokenStream) -> Result<String, sy
                         "stable sort by the key (a radix sort on the device for one integer or \
                          float key; tuples lexicographically, floats by total_cmp)"
                     }
-                    Call::GroupBy => {
+                    Call::GroupBy { .. } => {
                         "stable sort by the key, one group per key in ascending order; the other \
                          variables become the group's slices"
                     }

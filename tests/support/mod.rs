@@ -140,7 +140,8 @@ where
         assert!(!runs.is_empty(), "nothing ran");
         for run in &runs {
             assert!(
-                run.backend == Backend::OpenCl || run.reason.as_deref().is_some_and(|r| !r.is_empty()),
+                run.backend == Backend::OpenCl
+                    || run.reason.as_deref().is_some_and(|r| !r.is_empty()),
                 "{run}: ran on the host without saying why"
             );
         }

@@ -32,11 +32,17 @@ use rayon::prelude::*;
 /// ```
 pub fn sort_permutation(keys: &[u64]) -> Vec<usize> {
     static SITE: Site = Site::api("parcomp::segmented::sort_permutation");
+    sort_permutation_at(&SITE, keys)
+}
+
+/// [`sort_permutation`] for a step of a comprehension written at `site` (`order by`, `group
+/// by`), which the trace names.
+pub(crate) fn sort_permutation_at(site: &'static Site, keys: &[u64]) -> Vec<usize> {
     backend::primitive(
-        &SITE,
+        site,
         || keys.len() as u64,
-        |b| device::sort_permutation(b, &SITE, keys),
-        || sort_permutation_host(&SITE, keys),
+        |b| device::sort_permutation(b, site, keys),
+        || sort_permutation_host(site, keys),
     )
 }
 

@@ -154,7 +154,8 @@ mod tests {
     #[test]
     #[allow(clippy::reversed_empty_ranges)]
     fn char_ranges_are_those_of_the_iterators() {
-        let ranges = [('a', 'f'), ('f', 'a'), ('\u{D7FE}', '\u{E002}'), ('\0', char::MAX), ('x', 'x')];
+        let ranges =
+            [('a', 'f'), ('f', 'a'), ('\u{D7FE}', '\u{E002}'), ('\0', char::MAX), ('x', 'x')];
         for (a, b) in ranges {
             let r = a..b;
             let expected: Vec<char> = r.clone().collect();

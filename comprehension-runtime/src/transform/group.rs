@@ -140,7 +140,11 @@ mod tests {
             .collect();
         assert_eq!(
             got,
-            [(1, vec!['b', 'd'], vec![2, 4]), (2, vec!['a', 'c'], vec![1, 3]), (3, vec!['e'], vec![5])]
+            [
+                (1, vec!['b', 'd'], vec![2, 4]),
+                (2, vec!['a', 'c'], vec![1, 3]),
+                (3, vec!['e'], vec![5])
+            ]
         );
         let empty: Groups<u8, (u8,)> = group_by(&SITE, Vec::new());
         assert!(empty.is_empty());

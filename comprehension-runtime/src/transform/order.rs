@@ -263,9 +263,9 @@ fn sequential() -> bool {
 }
 
 /// The stable order of `keys`: `perm[i]` is the index of the `i`-th key, ascending or
-/// descending, equal keys in their order. Integer and float keys go through
-/// a radix sort on the device when the backend puts
-/// it there; others are sorted on the host, and the trace says so.
+/// descending, equal keys in their order. Integer and float keys go through the segmented
+/// `sort_permutation` (a radix sort on the device when the backend puts it there); others are
+/// sorted on the host, and the trace says so.
 pub(crate) fn permutation<K: OrderKey + Sync>(
     site: &'static Site,
     keys: &[K],
@@ -278,7 +278,7 @@ pub(crate) fn permutation<K: OrderKey + Sync>(
         } else {
             keys.par_iter().map(|k| k.radix() ^ flip).collect()
         };
-        return radix_permutation(site, &radix);
+        return crate::segmented::sort_permutation_at(site, &radix);
     }
     let mut perm: Vec<usize> = (0..keys.len()).collect();
     let order = |a: &usize, b: &usize| {
@@ -300,18 +300,6 @@ pub(crate) fn permutation<K: OrderKey + Sync>(
             std::any::type_name::<K>()
         )
     });
-    perm
-}
-
-/// The stable ascending order of `keys`.
-fn radix_permutation(site: &'static Site, keys: &[u64]) -> Vec<usize> {
-    let mut perm: Vec<usize> = (0..keys.len()).collect();
-    if sequential() {
-        perm.sort_by_key(|&i| keys[i]);
-    } else {
-        perm.par_sort_by_key(|&i| keys[i]);
-    }
-    backend::ran_on_host(site, || "sorted on the host".to_string());
     perm
 }
 

@@ -137,7 +137,7 @@ mod tests {
             range.take(need).collect::<Vec<_>>()
         });
         assert_eq!(first, [0, 1, 2, 3, 4]);
-        assert_eq!(windows, [0..FIRST_WINDOW]);
+        assert_eq!(windows, vec![Range { start: 0, end: FIRST_WINDOW }]);
         // Sparse elements: several windows, each four times larger.
         let mut windows = Vec::new();
         let sparse = take_first(3, 100_000, |range, _| {

@@ -753,6 +753,20 @@ fn quoted(names: &[String]) -> String {
     }
 }
 
+/// A transform where the comprehension cannot be cut into parts: in a nested comprehension or
+/// a parallel branch (at the top level, `crate::parts` cuts it before the analysis).
+fn misplaced_transform(t: &crate::syntax::Transform) -> syn::Error {
+    let (keyword, span) = t.kind.keyword();
+    error(
+        span,
+        format!("`{keyword}` is not supported in a nested comprehension or a parallel branch"),
+        format!(
+            "`{keyword}` acts on all the elements of a top-level comprehension with one branch; \
+             compute the inner comprehension first (`let sorted = par![...]`) and use its result"
+        ),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use crate::test_support::errors;
@@ -815,18 +829,4 @@ mod tests {
         );
         assert!(errors[2].starts_with("`w` is used before the qualifier that binds it"));
     }
-}
-
-/// A transform where the comprehension cannot be cut into parts: in a nested comprehension or
-/// a parallel branch (at the top level, `crate::parts` cuts it before the analysis).
-fn misplaced_transform(t: &crate::syntax::Transform) -> syn::Error {
-    let (keyword, span) = t.kind.keyword();
-    error(
-        span,
-        format!("`{keyword}` is not supported in a nested comprehension or a parallel branch"),
-        format!(
-            "`{keyword}` acts on all the elements of a top-level comprehension with one branch; \
-             compute the inner comprehension first (`let sorted = par![...]`) and use its result"
-        ),
-    )
 }

@@ -12,11 +12,11 @@ mod reduce;
 mod split;
 mod transform;
 
+pub use parts::{by_key_arguments, mentioned_variables};
+pub(crate) use parts::{split_head, split_top_level};
 pub use pattern::bound_names;
 pub use reduce::reduce_arguments;
 pub(crate) use transform::starts_transform;
-pub(crate) use parts::{split_head, split_top_level};
-pub use parts::{by_key_arguments, mentioned_variables};
 
 use crate::error::{error, error_spanned, Errors};
 use proc_macro2::{Span, TokenStream};

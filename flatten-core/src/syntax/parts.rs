@@ -12,7 +12,8 @@ use syn::{Expr, Ident};
 
 /// The number of top-level `|`-separated segments (the head, then one per branch).
 pub(crate) fn split_top_level(input: TokenStream) -> (usize, ()) {
-    let (segments, _) = split::rejoin_stray_bars(split::split_bars(input), qualifier::starts_qualifiers);
+    let (segments, _) =
+        split::rejoin_stray_bars(split::split_bars(input), qualifier::starts_qualifiers);
     (segments.len(), ())
 }
 
@@ -47,7 +48,11 @@ pub fn by_key_arguments(name: &str, input: TokenStream) -> Result<(Expr, TokenSt
         tokens.iter().position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ';'))
     else {
         let span = tokens.first().map_or_else(Span::call_site, TokenTree::span);
-        return Err(error(span, format!("expected `KEY;` before the comprehension of `{name}!`"), BY_KEY));
+        return Err(error(
+            span,
+            format!("expected `KEY;` before the comprehension of `{name}!`"),
+            BY_KEY,
+        ));
     };
     let key: TokenStream = tokens[..semi].iter().cloned().collect();
     let rest: TokenStream = tokens[semi + 1..].iter().cloned().collect();

@@ -105,6 +105,7 @@ fn parse_qualifier(
             )
         })?;
         let expr: Expr = input.parse()?;
+        let mut pat = pat;
         if check_pattern(&pat, errors) == Refutability::Refutable {
             errors.push(error_spanned(
                 &pat,
@@ -112,6 +113,12 @@ fn parse_qualifier(
                 "`let` binds identifiers, `_` and tuples; to keep only the elements that match \
                  a pattern, write it in a generator: `Some(v) <- &opts`",
             ));
+            // Read on with the variables it meant to bind, so that their uses are not
+            // reported as well.
+            let names = bound_names(&pat);
+            pat = Pat::parse_single
+                .parse2(quote! { (#(#names,)*) })
+                .expect("a tuple of identifiers parses as a pattern");
         }
         return Ok(Qualifier::Let(LetBinding { let_span: let_token.span, pat, expr }));
     }

@@ -1043,6 +1043,15 @@ impl<'a> Lower<'a> {
                 }
             }
         }
+        // `Some(x)`, `Wrapper(x)`, `Shape::Circle(r)`: a tuple struct or variant, by Rust's
+        // naming conventions, not a function the device could call.
+        if let Some(last) = segments.last().filter(|l| l.starts_with(char::is_uppercase)) {
+            return Err(not_device(
+                call.func.span(),
+                format!("constructs `{last}(..)`, which the device does not have"),
+                SUBSET,
+            ));
+        }
         let args = call.args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>, _>>()?;
         let n = segments.len();
         // `i64::max(a, b)`, `f64::sqrt(x)`, `u64::from(x)`.

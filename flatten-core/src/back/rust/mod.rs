@@ -47,11 +47,7 @@ pub fn emit_take(compiled: &Compiled, rt: &TokenStream, count: &syn::Expr) -> To
     emit_finishing(compiled, rt, Some(count))
 }
 
-fn emit_finishing(
-    compiled: &Compiled,
-    rt: &TokenStream,
-    take: Option<&syn::Expr>,
-) -> TokenStream {
+fn emit_finishing(compiled: &Compiled, rt: &TokenStream, take: Option<&syn::Expr>) -> TokenStream {
     let plan = &compiled.plan;
     let site = Ident::new("__PARCOMP_SITE", Span::mixed_site());
     let text = format!("{}![{}]", plan.terminal.macro_name(), plan.text);
@@ -272,7 +268,9 @@ fn index_source(source: &IndexSource, rt: &TokenStream) -> TokenStream {
         }
         // A reference expression (`&words`) is passed as it is: borrowing it again would tie
         // borrowed elements to a temporary.
-        IndexSource::Collection(expr @ syn::Expr::Reference(_)) => elements(quote! { #expr }, &expr, rt),
+        IndexSource::Collection(expr @ syn::Expr::Reference(_)) => {
+            elements(quote! { #expr }, &expr, rt)
+        }
         IndexSource::Collection(expr) => elements(quote! { &(#expr) }, &expr, rt),
         IndexSource::Hoisted(name) => elements(name.to_token_stream(), name, rt),
         IndexSource::Place(place) => {

@@ -42,12 +42,19 @@ fn invariant_generators_become_products() {
 fn rows_are_read_in_place_from_hoisted_collections() {
     let code = emitted(quote!(v | i <- 0..n, v <- rows[i]));
     assert!(code.contains("let __parcomp_collection_0 = &(rows);"), "{code}");
-    assert!(code.contains(".expand(|&i| &__parcomp_collection_0[i])"), "{code}");
+    // Read through `Elements`, which borrows elements that are not `Copy`.
+    assert!(
+        code.contains(".expand(|&i| (&rt::Elements(&__parcomp_collection_0[i])).elements())"),
+        "{code}"
+    );
     let code = emitted(quote!(c * v | i <- 0..m.len(), (c, v) <- m.row(i)));
-    assert!(code.contains(".expand(|&i| __parcomp_collection_0.row(i))"), "{code}");
+    assert!(
+        code.contains(".expand(|&i| (&rt::Elements(__parcomp_collection_0.row(i))).elements())"),
+        "{code}"
+    );
     assert!(code.contains(".map(|(_, (c, v))| c * v)"), "{code}");
     let code = emitted(quote!(v | row <- &m, v <- row));
-    assert!(code.contains(".expand(|&row| row)"), "{code}");
+    assert!(code.contains(".expand(|&row| (&rt::Elements(row)).elements())"), "{code}");
 }
 
 #[test]

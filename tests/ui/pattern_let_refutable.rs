@@ -2,5 +2,5 @@ use parcomp::par;
 
 fn main() {
     let maybe = vec![Some(1), None, Some(3)];
-    let _ = par![x | Some(x) <- maybe];
+    let _ = par![y | x <- &maybe, let Some(y) = x];
 }

@@ -1,0 +1,5 @@
+use parcomp::par;
+
+fn main() {
+    let _ = par![x | x <- 0..10, group by x % 3];
+}
