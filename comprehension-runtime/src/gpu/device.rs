@@ -84,6 +84,8 @@ impl fmt::Display for DeviceInfo {
 
 /// Device memory: an opaque handle owned by the device implementation (freed on drop).
 pub struct Buffer {
+    // Read only by the device implementations, which a build without a device feature lacks.
+    #[cfg_attr(not(any(feature = "opencl", feature = "cuda-api")), allow(dead_code))]
     pub(crate) raw: Box<dyn Any + Send + Sync>,
     pub(crate) bytes: usize,
 }
@@ -96,6 +98,7 @@ impl Buffer {
 
     /// An error unless `len` bytes at `offset` lie inside the buffer: what every device checks
     /// before a copy, so that a wrong size is an error and never a copy outside the allocation.
+    #[cfg_attr(not(any(feature = "opencl", feature = "cuda-api")), allow(dead_code))]
     pub(crate) fn check_range(&self, offset: usize, len: usize) -> Result<(), DeviceError> {
         match offset.checked_add(len) {
             Some(end) if end <= self.bytes => Ok(()),
