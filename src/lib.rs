@@ -20,7 +20,8 @@
 //! Haskell and Python list comprehensions), the same on every backend and thread count.
 //! Qualifiers are separated by `,`:
 //!
-//! - a **generator** `PAT <- EXPR` (`PAT` is an identifier, `_`, or a nested tuple);
+//! - a **generator** `PAT <- EXPR` (`PAT` is an identifier, `_`, or a nested tuple; a pattern
+//!   that may not match, such as `Some(v)`, skips the elements it does not match);
 //! - a **filter**, any `bool` expression, after the first generator;
 //! - a **`let PAT = EXPR`**, binding a value for each element.
 //!
@@ -38,7 +39,27 @@
 //!   a slice (`row <- &m, v <- row`).
 //!
 //! Anything else that uses an earlier variable is a compile error naming the generator.
-//! Elements of collections are yielded by value (`T: Copy`); captured variables are borrowed.
+//! Elements of collections are yielded by value when they are `Copy`, borrowed (`&T`) when they
+//! are not; captured variables are borrowed. Ranges may also be of `char`.
+//!
+//! ## Sorting, grouping, taking
+//!
+//! `order by KEY [desc]` (stable), `take N`, `skip N` and `group by KEY` act on all the elements
+//! produced so far; after `group by`, every variable that is not the key holds its group's
+//! values as a slice:
+//!
+//! ```
+//! use parcomp::{par, par_max_by_key, par_sum};
+//!
+//! let staff = [("Simon", "MS", 80), ("Erik", "MS", 100), ("Phil", "Ed", 40)];
+//! let by_dept = par![(dept, par_sum![s | s <- salary]) |
+//!                    (name, dept, salary) <- &staff, group by dept,
+//!                    order by par_sum![s | s <- salary] desc];
+//! assert_eq!(by_dept, [("MS", 180), ("Ed", 40)]);
+//! assert_eq!(par![x * 2 | x <- 0..4_000_000_000i64, take 3], [0, 2, 4]); // lazily
+//! let longest = par_max_by_key!(|p: &(&str, &str, i32)| p.0.len(); p | p <- staff);
+//! assert_eq!(longest.map(|p| p.0), Some("Simon"));
+//! ```
 //!
 //! ```
 //! use parcomp::{par, Jagged};
