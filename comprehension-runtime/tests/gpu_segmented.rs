@@ -4,11 +4,14 @@
 //! have run on the device (the trace says so): a silent host fallback fails.
 #![cfg(feature = "opencl")]
 
+mod support;
+
 use comprehension_runtime::segmented::{
     replicated_iota, segmented_iota, BitAnd, BitOr, BitXor, Max, Min, Monoid, Product, Sum,
 };
 use comprehension_runtime::{trace, with_backend, Backend, Jagged};
 use std::fmt::Debug;
+use support::Rng;
 
 /// Runs `f` on the OpenCL device and checks that every primitive it called ran there.
 fn on_device<T>(what: &str, f: impl Fn() -> T) -> T {
@@ -18,21 +21,6 @@ fn on_device<T>(what: &str, f: impl Fn() -> T) -> T {
         assert_eq!(run.backend, Backend::OpenCl, "{what}: {run}");
     }
     out
-}
-
-/// A small deterministic generator (xorshift), so that failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
 }
 
 /// Segment shapes: row lengths.

@@ -5,29 +5,14 @@
 //! million keys. Each call must have run where it was sent (the trace says so): a silent host
 //! fallback fails.
 
+mod support;
+
 use comprehension_runtime::segmented::sort_permutation;
 use comprehension_runtime::{trace, with_backend, Backend};
+use support::Rng;
 
 /// Keys per tile of the device sort (`PC_TILE`).
 const TILE: usize = 1024;
-
-/// A small deterministic generator (xorshift), so that failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn keys(&mut self, n: usize, key: impl Fn(&mut Rng) -> u64) -> Vec<u64> {
-        (0..n).map(|_| key(self)).collect()
-    }
-}
 
 /// The oracle: the standard library's stable sort of the indices by key.
 fn expected(keys: &[u64]) -> Vec<usize> {

@@ -113,7 +113,7 @@ fn expand_family(
 /// Whether the comprehension has one branch of qualifiers (transforms need that; in parallel
 /// branches the analysis reports them).
 fn single_branch(input: &TokenStream) -> bool {
-    syntax::split_top_level(input.clone()).0 <= 2
+    syntax::split_top_level(input.clone()) <= 2
 }
 
 /// `par_min_by_key!(KEY; HEAD | QUALIFIERS)` and `par_max_by_key!`: the element whose key
@@ -122,7 +122,7 @@ fn single_branch(input: &TokenStream) -> bool {
 /// `par_max!` of `Keyed::of(HEAD, &KEY)`, which compares by key alone.
 fn by_key(name: &str, input: TokenStream, rt: &TokenStream) -> Result<TokenStream, syn::Error> {
     let (key, rest) = syntax::by_key_arguments(name, input)?;
-    let (head, qualifiers) = syntax::split_head(rest)?;
+    let (head, qualifiers) = syntax::split_head(rest);
     let keyed = quote! { #rt::Keyed::of(#head, &(#key)) | #qualifiers };
     let inner = if name == "par_min_by_key" { "par_min" } else { "par_max" };
     let value = expand_family(inner, keyed, rt)?;

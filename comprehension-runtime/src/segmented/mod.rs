@@ -103,7 +103,7 @@ fn rayon_backend() -> bool {
 }
 
 /// Whether `work` units should be processed in parallel on the current backend.
-fn go_parallel(work: usize) -> bool {
+pub(crate) fn go_parallel(work: usize) -> bool {
     work >= SEQUENTIAL_CUTOFF && rayon_backend()
 }
 

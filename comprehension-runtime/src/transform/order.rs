@@ -1,6 +1,7 @@
 //! `order by KEY [desc]`: the order of keys ([`OrderKey`]) and the stable sort.
 
 use crate::backend;
+use crate::segmented::go_parallel;
 use crate::site::Site;
 use rayon::prelude::*;
 use std::cmp::{Ordering, Reverse};
@@ -31,8 +32,9 @@ pub trait OrderKey {
     }
 }
 
-macro_rules! unsigned_keys {
-    ($($t:ty),*) => {$(
+/// Keys sorted by the radix sort: `$radix` maps a key to a `u64` in the same order.
+macro_rules! radix_keys {
+    ($($t:ty),* => |$k:ident| $radix:expr) => {$(
         impl OrderKey for $t {
             const RADIX: bool = true;
             #[inline]
@@ -41,41 +43,16 @@ macro_rules! unsigned_keys {
             }
             #[inline]
             fn radix(&self) -> u64 {
-                *self as u64
+                let $k = *self;
+                $radix
             }
         }
     )*};
 }
 
-macro_rules! signed_keys {
-    ($($t:ty),*) => {$(
-        impl OrderKey for $t {
-            const RADIX: bool = true;
-            #[inline]
-            fn cmp_key(&self, other: &Self) -> Ordering {
-                self.cmp(other)
-            }
-            #[inline]
-            fn radix(&self) -> u64 {
-                // Sign-extended to 64 bits with the sign bit flipped: negatives first.
-                (*self as i64 as u64) ^ (1 << 63)
-            }
-        }
-    )*};
-}
-
-unsigned_keys!(u8, u16, u32, u64, usize, bool);
-signed_keys!(i8, i16, i32, i64, isize);
-
-impl OrderKey for char {
-    const RADIX: bool = true;
-    fn cmp_key(&self, other: &Self) -> Ordering {
-        self.cmp(other)
-    }
-    fn radix(&self) -> u64 {
-        *self as u64
-    }
-}
+radix_keys!(u8, u16, u32, u64, usize, bool, char => |k| k as u64);
+// Sign-extended to 64 bits with the sign bit flipped: negatives first.
+radix_keys!(i8, i16, i32, i64, isize => |k| (k as i64 as u64) ^ (1 << 63));
 
 macro_rules! ord_keys {
     ($($t:ty),*) => {$(
@@ -229,11 +206,6 @@ pub struct Keyed<K, T> {
 }
 
 impl<K, T> Keyed<K, T> {
-    /// `value` with its `key`.
-    pub fn new(key: K, value: T) -> Self {
-        Keyed { key, value }
-    }
-
     /// `value` with its key `key(&value)`.
     pub fn of<F: Fn(&T) -> K>(value: T, key: &F) -> Self {
         Keyed { key: key(&value), value }
@@ -257,11 +229,6 @@ impl<K: OrderKey, T> PartialOrd for Keyed<K, T> {
     }
 }
 
-/// Whether this run sorts on one thread (the sequential backend).
-fn sequential() -> bool {
-    backend::selection() == Some(backend::Backend::Sequential)
-}
-
 /// The stable order of `keys`: `perm[i]` is the index of the `i`-th key, ascending or
 /// descending, equal keys in their order. Integer and float keys go through the segmented
 /// `sort_permutation` (a radix sort on the device when the backend puts it there); others are
@@ -273,10 +240,10 @@ pub(crate) fn permutation<K: OrderKey + Sync>(
 ) -> Vec<usize> {
     if K::RADIX {
         let flip = if descending { u64::MAX } else { 0 };
-        let radix: Vec<u64> = if sequential() {
-            keys.iter().map(|k| k.radix() ^ flip).collect()
-        } else {
+        let radix: Vec<u64> = if go_parallel(keys.len()) {
             keys.par_iter().map(|k| k.radix() ^ flip).collect()
+        } else {
+            keys.iter().map(|k| k.radix() ^ flip).collect()
         };
         return crate::segmented::sort_permutation_at(site, &radix);
     }
@@ -289,10 +256,10 @@ pub(crate) fn permutation<K: OrderKey + Sync>(
             o
         }
     };
-    if sequential() {
-        perm.sort_by(order);
-    } else {
+    if go_parallel(keys.len()) {
         perm.par_sort_by(order);
+    } else {
+        perm.sort_by(order);
     }
     backend::ran_on_host(site, || {
         format!(

@@ -11,14 +11,14 @@ use syn::visit::Visit;
 use syn::{Expr, Ident};
 
 /// The number of top-level `|`-separated segments (the head, then one per branch).
-pub(crate) fn split_top_level(input: TokenStream) -> (usize, ()) {
+pub(crate) fn split_top_level(input: TokenStream) -> usize {
     let (segments, _) =
         split::rejoin_stray_bars(split::split_bars(input), qualifier::starts_qualifiers);
-    (segments.len(), ())
+    segments.len()
 }
 
 /// The head (with its `@gpu`/`@cpu` marker) and the qualifiers after the first top-level `|`.
-pub(crate) fn split_head(input: TokenStream) -> Result<(TokenStream, TokenStream), syn::Error> {
+pub(crate) fn split_head(input: TokenStream) -> (TokenStream, TokenStream) {
     let (segments, _) =
         split::rejoin_stray_bars(split::split_bars(input.clone()), qualifier::starts_qualifiers);
     let mut segments = segments.into_iter();
@@ -26,7 +26,7 @@ pub(crate) fn split_head(input: TokenStream) -> Result<(TokenStream, TokenStream
     let rest: Vec<split::Segment> = segments.collect();
     if head.is_empty() || rest.is_empty() {
         // Let the comprehension's own parser report it.
-        return Ok((head, input));
+        return (head, input);
     }
     let mut qualifiers = TokenStream::new();
     for (k, segment) in rest.into_iter().enumerate() {
@@ -35,7 +35,7 @@ pub(crate) fn split_head(input: TokenStream) -> Result<(TokenStream, TokenStream
         }
         qualifiers.extend(segment.tokens);
     }
-    Ok((head, qualifiers))
+    (head, qualifiers)
 }
 
 const BY_KEY: &str = "write `par_max_by_key!(KEY; HEAD | x <- xs, ...)` with a function of a \

@@ -282,22 +282,19 @@ fn desugar_refutable(
         (Qualifier::Filter(filter), filter_tokens),
     ];
     if !names.is_empty() {
-        let (bind, value) = if names.len() == 1 {
+        // The pattern the `let` binds is also the value the `match` arm gives it.
+        let bind = if names.len() == 1 {
             let name = &names[0];
-            (quote! { #name }, quote! { #name })
+            quote! { #name }
         } else {
-            (quote! { (#(#names),*) }, quote! { (#(#names),*) })
+            quote! { (#(#names),*) }
         };
-        let let_tokens = quote! {
-            let #bind = match #elem { #pat => #value, _ => ::core::unreachable!() }
-        };
+        let matched = quote! { match #elem { #pat => #bind, _ => ::core::unreachable!() } };
+        let let_tokens = quote! { let #bind = #matched };
+        let value_expr: Expr = syn::parse2(matched).expect("a match parses");
         let let_pat: Pat = Pat::parse_single
             .parse2(bind)
             .expect("identifiers and a tuple of them parse as a pattern");
-        let value_expr: Expr = syn::parse2(quote! {
-            match #elem { #pat => #value, _ => ::core::unreachable!() }
-        })
-        .expect("a match parses");
         out.push((
             Qualifier::Let(LetBinding { let_span: arrow, pat: let_pat, expr: value_expr }),
             let_tokens,
