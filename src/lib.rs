@@ -162,7 +162,7 @@ pub use comprehension_macros::{
     par_min, par_min_by_key, par_product, par_reduce, par_sum,
 };
 pub use comprehension_runtime::gpu::{
-    device_for as gpu_device, last_run_stats as gpu_stats, RunStats,
+    device_for as gpu_device, last_run_stats as gpu_stats, KernelCost, RunStats,
 };
 pub use comprehension_runtime::segmented;
 pub use comprehension_runtime::transform::{ByOrd, OrderKey};

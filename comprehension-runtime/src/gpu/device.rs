@@ -139,8 +139,56 @@ pub enum Arg<'a> {
     U32(u32),
 }
 
-/// A GPU API, as the executor uses it. Calls are made in order on one queue; `read` waits for
-/// everything before it.
+/// Work queued in order on one device queue (an OpenCL command queue, a CUDA stream): copies,
+/// fills and launches. Each device run has a queue of its own, so runs from different threads
+/// do not wait for each other beyond what the device itself serialises.
+pub trait Queue: Send {
+    /// Copies `data` into `buffer` at byte `offset`; returns when `data` may be reused.
+    fn write(&self, buffer: &Buffer, offset: usize, data: &[u8]) -> Result<(), DeviceError>;
+    /// Queues a copy of `len` bytes at `data` into `buffer` at byte `offset`, and returns at once.
+    ///
+    /// # Safety
+    ///
+    /// `data..data + len` must stay valid and unchanged until [`Queue::finish`] returns.
+    unsafe fn write_async(
+        &self,
+        buffer: &Buffer,
+        offset: usize,
+        data: *const u8,
+        len: usize,
+    ) -> Result<(), DeviceError>;
+    /// Queues a copy of `len` bytes of `buffer` from `offset` to `out`, and returns at once;
+    /// the bytes are there when [`Queue::finish`] returns.
+    ///
+    /// # Safety
+    ///
+    /// `out..out + len` must stay valid for writes, and be neither read nor written by
+    /// anything else, until [`Queue::finish`] returns.
+    unsafe fn read_async(
+        &self,
+        buffer: &Buffer,
+        offset: usize,
+        out: *mut u8,
+        len: usize,
+    ) -> Result<(), DeviceError>;
+    /// Queues setting `len` bytes of `buffer` at `offset` to zero (no copy from the host).
+    fn zero(&self, buffer: &Buffer, offset: usize, len: usize) -> Result<(), DeviceError>;
+    /// Launches `kernel` over `items` work-items (rounded up to whole groups of `group`).
+    fn launch(
+        &self,
+        program: &dyn Program,
+        kernel: &str,
+        items: u64,
+        group: u32,
+        args: &[Arg<'_>],
+    ) -> Result<(), DeviceError>;
+    /// Waits until everything queued has finished.
+    fn finish(&self) -> Result<(), DeviceError>;
+}
+
+/// A GPU API, as the executor uses it. The copy and launch methods of the device itself work
+/// on one shared queue, in order; `read` waits for everything before it. A device run takes a
+/// [`Queue`] of its own ([`Device::queue`]).
 pub trait Device: Send + Sync {
     /// What the device is.
     fn info(&self) -> &DeviceInfo;
@@ -151,6 +199,12 @@ pub trait Device: Send + Sync {
     fn load(&self, binary: &[u8], options: &str) -> Result<Box<dyn Program>, DeviceError>;
     /// Allocates `bytes` bytes (at least one, so that no kernel ever gets a null buffer).
     fn alloc(&self, bytes: usize) -> Result<Buffer, DeviceError>;
+    /// A queue of its own for one run (taken from a pool; returned when dropped).
+    fn queue(&self) -> Result<Box<dyn Queue + '_>, DeviceError>;
+    /// Bytes of device memory free now, where the API tells it (CUDA); else `None`.
+    fn free_memory(&self) -> Option<u64> {
+        None
+    }
     /// Copies `data` into `buffer` at byte `offset`.
     fn write(&self, buffer: &Buffer, offset: usize, data: &[u8]) -> Result<(), DeviceError>;
     /// Copies bytes of `buffer` from `offset` into `out`, after all work queued before.

@@ -1,55 +1,52 @@
 //! The plan executor: a comprehension's device plan run on any [`Device`], by flattening by
-//! expansion, one chunk at a time.
+//! expansion, one chunk at a time, on a queue of its own.
 //!
 //! For each level of the comprehension (each generator), given its parents' columns:
 //!
 //! 1. **sizes** — the size kernel gives every parent's number of children; a product (regular)
-//!    level asks one parent, and a position's parent is then a division;
+//!    level asks one parent, once per run, and a position's parent is then a division;
 //! 2. **offsets** — otherwise the generic scan turns the sizes into offsets (faulting if they
-//!    sum to more than a `u64` counts), and the total is read back;
+//!    sum to more than a `u64` counts), and the total is read back (with the fault word);
 //! 3. **chunks** — the level's positions are taken `chunk` at a time (so device memory stays
-//!    bounded however large the flattened space); for each, the load-balanced search finds
-//!    every position's parent, the level kernel fetches the elements and runs the qualifiers,
-//!    and what a filter dropped is compacted away;
+//!    bounded however large the flattened space; the chunk follows the device's memory); for
+//!    each, the load-balanced search finds every position's parent (its bounds found on the
+//!    device), the level kernel fetches the elements and runs the qualifiers, and what a filter
+//!    dropped is compacted away;
 //! 4. **depth first** — each chunk's children are run through the next level before the next
 //!    chunk, so outputs come out in nested-loop order.
 //!
-//! The last level computes the head: a `par!` appends the chunk's values to the result; a
-//! reduction combines per-work-group partial results on the device and the host combines one
-//! value per chunk, in order; a comprehension nested in a head runs on its enclosing
-//! comprehension's contexts and reduces per context by a segmented reduction (each position
-//! tagged with its context, a carry across chunks), after which the head kernel runs.
+//! The last level computes the head: a `par!` reads the chunk's values straight into the
+//! result; a reduction combines per-work-group partial results on the device into one partial
+//! per chunk, kept on the device until the run ends; a comprehension nested in a head runs on
+//! its enclosing comprehension's contexts and reduces per context by a segmented reduction
+//! (each position tagged with its context, a carry across chunks), after which the head kernel
+//! runs. Copies in are queued without waiting; the host waits only to read what sizes an output
+//! (see the gpu README's "What a run costs"), and reads the fault word with each such read.
 
-use super::device::{Arg, Buffer, Device, DeviceError, DeviceErrorKind, Program};
+use super::arena::Scratch;
+use super::device::{Arg, Buffer, Device, DeviceError, DeviceErrorKind, Queue};
 use super::fault::{self, Fault};
-use super::offload::HostData;
+use super::offload::{column_of, ColumnBytes, DynJagged, HostData};
 use super::plan::{ClassId, Comp, DevicePlan, ReduceKind, RootKind, Terminal};
 use super::program::{Built, GROUP, LBS_ITEMS, TILE};
+use super::types::columns_par;
 use super::types::{ColumnLayout, ColumnWriter, TypeDesc};
 use super::DeviceFailure;
 use crate::site::Site;
-use std::cell::Cell;
+use std::mem::ManuallyDrop;
 use std::time::{Duration, Instant};
-
-/// Positions of a level run at once, unless `PARCOMP_DEVICE_CHUNK` says otherwise.
-pub(crate) const DEFAULT_CHUNK: u64 = 1 << 22;
-
-fn chunk_size() -> u64 {
-    static CHUNK: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    *CHUNK.get_or_init(|| {
-        std::env::var("PARCOMP_DEVICE_CHUNK")
-            .ok()
-            .and_then(|v| v.trim().replace('_', "").parse::<u64>().ok())
-            .filter(|&c| c > 0)
-            .unwrap_or(DEFAULT_CHUNK)
-    })
-}
 
 fn fatal(e: DeviceError) -> DeviceFailure {
     DeviceFailure { message: e.to_string(), fatal: true }
 }
 
-/// What a run measured, for reports.
+/// What a run measured, for reports and for the tests that hold the cost budgets.
+///
+/// Counts are exact (what the executor asked of the device); the DRAM bytes are a *model*: for
+/// each kernel, the bytes its access pattern implies it reads and writes in device memory
+/// (every element of an input column it reads once, every output it writes, its flags,
+/// offsets and segment ids; caches ignored), as documented in the gpu README, beside the
+/// minimum any implementation needs (every input read once, every output written once).
 #[derive(Clone, Debug, Default)]
 pub struct RunStats {
     /// Time spent building programs (near zero when they were cached).
@@ -58,20 +55,55 @@ pub struct RunStats {
     pub programs_compiled: u32,
     /// Programs loaded from the disk cache for this run.
     pub programs_loaded: u32,
-    /// Time spent copying to and from the device (not waiting for kernels).
+    /// Time the host spent queueing copies and in its waits for reads (which include the
+    /// kernels queued before them: copies are asynchronous).
     pub transfer: Duration,
     /// Bytes copied to the device.
     pub bytes_in: u64,
     /// Bytes copied from the device.
     pub bytes_out: u64,
+    /// Copies to the device (each a call of the API's copy).
+    pub copies_in: u64,
+    /// Copies from the device.
+    pub copies_out: u64,
+    /// Bytes the host converted element by element on their way to or from the device
+    /// (splitting tuples into columns, assembling tuple results); a primitive slice copied as
+    /// it is, or a primitive result read into the output's memory, converts nothing.
+    pub bytes_converted: u64,
+    /// Times the host waited for the device (a blocking read or a finish).
+    pub host_waits: u64,
+    /// Device allocations made by the run (buffers the session's arena could not reuse).
+    pub allocations: u64,
     /// The most device memory the run held at once.
     pub peak_memory: u64,
     /// Kernels launched.
     pub launches: u64,
     /// Positions the level kernels ran (the flattened spaces' sizes).
     pub positions: u64,
+    /// Positions a chunk holds (from the device's memory, or `PARCOMP_DEVICE_CHUNK`).
+    pub chunk_size: u64,
+    /// Chunks the levels were run in, all levels together.
+    pub chunks: u64,
+    /// Each kernel launched: its launches and modelled DRAM bytes, in order of first launch.
+    pub kernels: Vec<KernelCost>,
+    /// The modelled DRAM bytes of every kernel together.
+    pub dram_bytes: u64,
+    /// The least DRAM traffic the computation needs: every input read once, every output
+    /// written once.
+    pub dram_minimum: u64,
     /// Time from the first launch to the end.
     pub run: Duration,
+}
+
+/// One kernel's share of a run: launches, and the DRAM bytes its access pattern implies.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KernelCost {
+    /// The kernel's name.
+    pub name: String,
+    /// How many times it was launched.
+    pub launches: u64,
+    /// Modelled bytes read from and written to device memory.
+    pub dram_bytes: u64,
 }
 
 impl RunStats {
@@ -85,15 +117,17 @@ impl RunStats {
     }
 }
 
-/// Device memory of a run, counted for its peak.
+/// Device memory of a run, from its [`Scratch`] and back to it when dropped.
 pub(crate) struct Mem<'c> {
-    pub(crate) buf: Buffer,
-    live: &'c Cell<u64>,
+    pub(crate) buf: ManuallyDrop<Buffer>,
+    scratch: &'c Scratch,
 }
 
 impl Drop for Mem<'_> {
     fn drop(&mut self) {
-        self.live.set(self.live.get() - self.buf.bytes() as u64);
+        // SAFETY: `buf` is taken once, here, and the `Mem` is not used after.
+        let buf = unsafe { ManuallyDrop::take(&mut self.buf) };
+        self.scratch.put(buf);
     }
 }
 
@@ -135,8 +169,14 @@ type Compacted<'c> = (u64, Vec<(u32, Column<'c>)>, Option<Mem<'c>>);
 
 /// Where the head's values go.
 pub(crate) trait TopSink {
-    /// A `par!`'s values of one chunk, `count` of them in columns laid out as `layout`.
-    fn values(&mut self, bytes: &[u8], layout: &ColumnLayout, count: usize);
+    /// A `par!`'s values of one chunk: `count` of them in the device's columns laid out as
+    /// `layout`, read with `fetch` (straight into the output's memory where the layout allows).
+    fn values(
+        &mut self,
+        layout: &ColumnLayout,
+        count: usize,
+        fetch: &mut Fetch<'_, '_>,
+    ) -> Result<(), DeviceFailure>;
     /// A reduction's result over one chunk, in columns of one value.
     fn partial(&mut self, bytes: &[u8], layout: &ColumnLayout, kind: ReduceKind);
     /// A `par!` whose head is a `par!`: `count` more rows, empty so far.
@@ -147,6 +187,36 @@ pub(crate) trait TopSink {
     /// Whether the result is decided and the rest need not run (`par_any!`, `par_all!`).
     fn decided(&self) -> bool {
         false
+    }
+}
+
+/// Reads of one device column for a [`TopSink`]: each read waits once, with the fault word.
+pub(crate) struct Fetch<'s, 'c> {
+    session: &'s mut Session<'c>,
+    column: &'s Buffer,
+}
+
+impl Fetch<'_, '_> {
+    /// Copies bytes of the column (`(offset, destination, length)` each) to the host, waiting
+    /// once; a fault the kernels recorded is raised as Rust's panic.
+    ///
+    /// # Safety
+    ///
+    /// Each destination must be valid for writes of its length, and untouched by anything else
+    /// until this returns.
+    pub(crate) unsafe fn read(
+        &mut self,
+        parts: &[(usize, *mut u8, usize)],
+    ) -> Result<(), DeviceFailure> {
+        let parts: Vec<(&Buffer, usize, *mut u8, usize)> =
+            parts.iter().map(|&(offset, out, len)| (self.column, offset, out, len)).collect();
+        // SAFETY: the caller's promise, passed on.
+        unsafe { self.session.fetch(&parts) }
+    }
+
+    /// Counts bytes the host converted (assembling tuple results).
+    pub(crate) fn converted(&mut self, bytes: usize) {
+        self.session.stats.bytes_converted += bytes as u64;
     }
 }
 
@@ -162,9 +232,25 @@ enum Sink<'s, 'c> {
     },
 }
 
+/// A top-level reduction's partial results, one per chunk, kept on the device until the run
+/// ends (a chunk does not wait for its result).
+struct Partials<'c> {
+    column: Column<'c>,
+    used: u64,
+}
+
+/// Partial results a top-level reduction keeps before combining them into the first.
+const PARTIAL_SLOTS: u64 = 256;
+
 /// One run of a comprehension's device plan.
 pub(crate) struct Session<'c> {
-    pub(crate) device: &'c dyn Device,
+    // The queue comes first: fields drop in order, so the queue is finished (dropping it
+    // waits) before `hold` frees host bytes a queued copy may read.
+    queue: Box<dyn Queue + 'c>,
+    /// Host bytes queued copies read (inputs converted on the host), kept until the queue
+    /// finished.
+    hold: Vec<Vec<u8>>,
+    scratch: &'c Scratch,
     pub(crate) program: Built,
     pub(crate) generic: Built,
     pub(crate) plan: &'static DevicePlan,
@@ -173,9 +259,13 @@ pub(crate) struct Session<'c> {
     /// The text of every fault site: the comprehension's, then its `#[par_fn]`s'.
     pub(crate) faults: Vec<String>,
     pub(crate) backend: &'static str,
-    pub(crate) live: &'c Cell<u64>,
     pub(crate) stats: RunStats,
     pub(crate) chunk: u64,
+    /// Whether work was queued since the fault word was last read.
+    unchecked: bool,
+    /// The sizes of regular levels (the same for every parent), by comprehension and level.
+    fanouts: Vec<(usize, usize, u64)>,
+    partials: Option<Partials<'c>>,
     fault: Option<Mem<'c>>,
     caps: Option<Mem<'c>>,
     root: Option<Mem<'c>>,
@@ -189,6 +279,7 @@ impl<'c> Session<'c> {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         device: &'c dyn Device,
+        scratch: &'c Scratch,
         program: Built,
         generic: Built,
         plan: &'static DevicePlan,
@@ -196,10 +287,13 @@ impl<'c> Session<'c> {
         types: Vec<TypeDesc>,
         faults: Vec<String>,
         backend: &'static str,
-        live: &'c Cell<u64>,
-    ) -> Self {
-        Session {
-            device,
+    ) -> Result<Self, DeviceFailure> {
+        let queue = device.queue().map_err(fatal)?;
+        let chunk = chunk_size(device, plan, &types);
+        Ok(Session {
+            queue,
+            hold: Vec::new(),
+            scratch,
             program,
             generic,
             plan,
@@ -207,9 +301,11 @@ impl<'c> Session<'c> {
             types,
             faults,
             backend,
-            live,
-            stats: RunStats::default(),
-            chunk: chunk_size(),
+            stats: RunStats { chunk_size: chunk, ..RunStats::default() },
+            chunk,
+            unchecked: false,
+            fanouts: Vec::new(),
+            partials: None,
             fault: None,
             caps: None,
             root: None,
@@ -217,7 +313,7 @@ impl<'c> Session<'c> {
             root_start: 0,
             root_len: 0,
             root_cap: 0,
-        }
+        })
     }
 
     fn alloc(&mut self, bytes: u64) -> Result<Mem<'c>, DeviceFailure> {
@@ -227,11 +323,8 @@ impl<'c> Session<'c> {
                 format!("{bytes} bytes do not fit in memory"),
             ))
         })?;
-        let buf = self.device.alloc(bytes).map_err(fatal)?;
-        let live = self.live.get() + buf.bytes() as u64;
-        self.live.set(live);
-        self.stats.peak_memory = self.stats.peak_memory.max(live);
-        Ok(Mem { buf, live: self.live })
+        let buf = self.scratch.take(bytes).map_err(fatal)?;
+        Ok(Mem { buf: ManuallyDrop::new(buf), scratch: self.scratch })
     }
 
     fn column(&mut self, class: ClassId, cap: u64) -> Result<Column<'c>, DeviceFailure> {
@@ -244,104 +337,185 @@ impl<'c> Session<'c> {
         Ok(Column { mem, cap, layout })
     }
 
-    fn write(&mut self, mem: &Mem<'c>, bytes: &[u8]) -> Result<(), DeviceFailure> {
+    /// Queues a copy of `bytes` into `mem` at `offset`, without waiting.
+    fn copy_in(
+        &mut self,
+        mem: &Mem<'c>,
+        offset: usize,
+        bytes: ColumnBytes<'c>,
+    ) -> Result<(), DeviceFailure> {
+        self.stats.bytes_converted += bytes.converted() as u64;
+        let (data, len) = (bytes.bytes().as_ptr(), bytes.bytes().len());
+        if let ColumnBytes::Converted(v) = bytes {
+            // The vector's heap memory does not move when the vector does.
+            self.hold.push(v);
+        }
         let start = Instant::now();
-        self.device.write(&mem.buf, 0, bytes).map_err(fatal)?;
+        // SAFETY: borrowed bytes live for 'c, longer than the session, and converted ones are
+        // held by the session; either way until its queue finished (the session finishes it
+        // before `hold` drops, and the borrowed data outlives the session).
+        unsafe { self.queue.write_async(&mem.buf, offset, data, len) }.map_err(fatal)?;
         self.stats.transfer += start.elapsed();
-        self.stats.bytes_in += bytes.len() as u64;
+        self.stats.copies_in += 1;
+        self.stats.bytes_in += len as u64;
         Ok(())
     }
 
-    fn read(&mut self, mem: &Mem<'c>, offset: usize, out: &mut [u8]) -> Result<(), DeviceFailure> {
-        // A read waits for the kernels queued before it: wait for them first, so that the
-        // transfer time is the copy's alone (the queue is in order; this costs no extra wait).
-        self.device.finish().map_err(fatal)?;
+    /// Copies bytes of buffers to the host (`(buffer, offset, destination, length)` each) and
+    /// the fault word, waiting once; raises a recorded fault as Rust's panic.
+    ///
+    /// # Safety
+    ///
+    /// Each destination must be valid for writes of its length, and untouched by anything else
+    /// until this returns.
+    unsafe fn fetch(
+        &mut self,
+        parts: &[(&Buffer, usize, *mut u8, usize)],
+    ) -> Result<(), DeviceFailure> {
+        let mut words = [0u8; 32];
         let start = Instant::now();
-        self.device.read(&mem.buf, offset, out).map_err(fatal)?;
+        let fault = self.fault.as_ref().expect("uploaded");
+        let mut queued = Ok(());
+        for &(buffer, offset, out, len) in parts {
+            // SAFETY: the caller's promise; the queue is finished below before returning.
+            queued = unsafe { self.queue.read_async(buffer, offset, out, len) };
+            if queued.is_err() {
+                break;
+            }
+            self.stats.copies_out += 1;
+            self.stats.bytes_out += len as u64;
+        }
+        if queued.is_ok() {
+            // SAFETY: `words` lives until the queue is finished below.
+            queued = unsafe { self.queue.read_async(&fault.buf, 0, words.as_mut_ptr(), 32) };
+        }
+        // Finish even after a failed read: the queued ones must not outlive their destinations.
+        let finished = self.queue.finish();
+        self.stats.host_waits += 1;
         self.stats.transfer += start.elapsed();
-        self.stats.bytes_out += out.len() as u64;
+        queued.map_err(fatal)?;
+        finished.map_err(fatal)?;
+        self.unchecked = false;
+        if let Some(f) = Fault::from_words(&words) {
+            fault::raise(f, &self.faults, self.site, self.backend);
+        }
         Ok(())
     }
 
-    fn read_u64(&mut self, mem: &Mem<'c>, index: u64) -> Result<u64, DeviceFailure> {
-        let mut bytes = [0u8; 8];
-        self.read(mem, index as usize * 8, &mut bytes)?;
-        Ok(u64::from_le_bytes(bytes))
+    /// Values `index..` of `u64` buffers, read together (one wait), after checking the fault.
+    fn read_u64s(&mut self, reads: &[(&Mem<'c>, u64)]) -> Result<Vec<u64>, DeviceFailure> {
+        let mut out = vec![0u64; reads.len()];
+        let parts: Vec<(&Buffer, usize, *mut u8, usize)> = reads
+            .iter()
+            .zip(out.iter_mut())
+            .map(|(&(mem, index), slot)| {
+                (&*mem.buf, index as usize * 8, std::ptr::from_mut(slot).cast::<u8>(), 8)
+            })
+            .collect();
+        // SAFETY: every destination is an element of `out`, which lives past the call and is
+        // not touched until it returns.
+        unsafe { self.fetch(&parts)? };
+        Ok(out.into_iter().map(u64::from_le).collect())
     }
 
+    /// Counts a launch of `kernel` and the DRAM bytes its access pattern implies.
+    fn count_launch(&mut self, kernel: &str, dram: u64) {
+        self.stats.launches += 1;
+        self.stats.dram_bytes += dram;
+        self.unchecked = true;
+        match self.stats.kernels.iter_mut().find(|k| k.name == kernel) {
+            Some(k) => {
+                k.launches += 1;
+                k.dram_bytes += dram;
+            }
+            None => self.stats.kernels.push(KernelCost {
+                name: kernel.to_string(),
+                launches: 1,
+                dram_bytes: dram,
+            }),
+        }
+    }
+
+    /// Launches `kernel` of the comprehension's program (`generic`: of the generic one) over
+    /// `items` work-items; `dram` is its modelled traffic.
     fn launch(
         &mut self,
         generic: bool,
         kernel: &str,
         items: u64,
+        dram: u64,
         args: &[Arg<'_>],
     ) -> Result<(), DeviceFailure> {
         if items == 0 {
             return Ok(());
         }
-        self.stats.launches += 1;
+        self.count_launch(kernel, dram);
         let program = if generic { &*self.generic } else { &*self.program };
-        self.device.launch(program, kernel, items, GROUP, args).map_err(fatal)
+        self.queue.launch(program, kernel, items, GROUP, args).map_err(fatal)
     }
 
-    /// Copies the captured values and the first generator to the device.
+    /// Copies the captured values and the first generator to the device: a primitive slice as
+    /// it is, other values split into columns on the host's cores. Nothing waits.
     pub(crate) fn upload(
         &mut self,
-        captures: &[HostData<'_>],
-        root: &HostData<'_>,
+        captures: &[HostData<'c>],
+        root: &HostData<'c>,
     ) -> Result<(), DeviceFailure> {
         let fault = self.alloc(32)?;
-        self.write(&fault, &[0u8; 32])?;
+        self.queue.zero(&fault.buf, 0, 32).map_err(fatal)?;
         self.fault = Some(fault);
         let dummy = self.alloc(8)?;
-        self.write(&dummy, &[0u8; 8])?;
         self.dummy = Some(dummy);
-        // The captures: a header of four words each, then the data.
+        // The captures: a header of four words each (where its data starts, its length, where
+        // a Jagged's offsets start, its number of values), then the data, each 8-aligned.
         let mut header = vec![0u64; 4 * captures.len()];
-        let mut data: Vec<u8> = Vec::new();
-        let base = 32 * captures.len();
-        let align = |data: &mut Vec<u8>| {
-            while data.len() % 8 != 0 {
-                data.push(0);
-            }
-        };
-        for (k, capture) in captures.iter().enumerate() {
-            align(&mut data);
-            let at = (base + data.len()) as u64;
+        let mut at = 32 * captures.len();
+        let mut scalars: Vec<(usize, Vec<u8>)> = Vec::new();
+        let mut columns: Vec<(usize, ColumnBytes<'c>)> = Vec::new();
+        for (k, &capture) in captures.iter().enumerate() {
+            at = at.next_multiple_of(8);
             match capture {
                 HostData::Scalar(v) => {
                     let layout = ColumnLayout::new(&v.desc(), 1).expect("one value");
                     let mut bytes = vec![0u8; layout.bytes];
                     v.write(ColumnWriter::new(&mut bytes, &layout).at(0));
-                    header[4 * k] = at;
+                    header[4 * k] = at as u64;
                     header[4 * k + 1] = 1;
-                    data.extend_from_slice(&bytes);
+                    at += bytes.len();
+                    scalars.push((header[4 * k] as usize, bytes));
                 }
                 HostData::Slice(s) => {
                     let len = s.len();
                     let layout = ColumnLayout::new(&s.desc(), len).ok_or_else(too_big)?;
-                    let mut bytes = vec![0u8; layout.bytes];
-                    s.write(&mut ColumnWriter::new(&mut bytes, &layout), 0..len);
-                    header[4 * k] = at;
+                    let bytes = column_of(s.column_bytes(), &layout, len, |i, w| s.value(i, w));
+                    header[4 * k] = at as u64;
                     header[4 * k + 1] = len as u64;
-                    data.extend_from_slice(&bytes);
+                    at += layout.bytes;
+                    columns.push((header[4 * k] as usize, bytes));
                 }
                 HostData::Jagged(j) => {
                     let values = j.values();
                     let layout = ColumnLayout::new(&j.desc(), values).ok_or_else(too_big)?;
-                    let mut bytes = vec![0u8; layout.bytes];
-                    j.write(&mut ColumnWriter::new(&mut bytes, &layout));
-                    header[4 * k] = at;
+                    let bytes = jagged_values(j, &layout);
+                    header[4 * k] = at as u64;
                     header[4 * k + 1] = j.rows() as u64;
                     header[4 * k + 3] = values as u64;
-                    data.extend_from_slice(&bytes);
-                    align(&mut data);
-                    header[4 * k + 2] = (base + data.len()) as u64;
-                    let mut offsets = Vec::with_capacity(j.rows() + 1);
-                    j.offsets(&mut offsets);
-                    for o in offsets {
-                        data.extend_from_slice(&o.to_le_bytes());
-                    }
+                    at += layout.bytes;
+                    columns.push((header[4 * k] as usize, bytes));
+                    at = at.next_multiple_of(8);
+                    header[4 * k + 2] = at as u64;
+                    let offsets = match j.offset_bytes() {
+                        Some(raw) => ColumnBytes::Borrowed(raw),
+                        None => {
+                            let mut offsets = Vec::with_capacity(j.rows() + 1);
+                            j.offsets(&mut offsets);
+                            ColumnBytes::Converted(
+                                offsets.iter().flat_map(|o| o.to_le_bytes()).collect(),
+                            )
+                        }
+                    };
+                    at += (j.rows() + 1) * 8;
+                    columns.push((header[4 * k + 2] as usize, offsets));
                 }
                 HostData::Range(_) | HostData::Elements(_) => {
                     return Err(DeviceFailure {
@@ -351,16 +525,34 @@ impl<'c> Session<'c> {
                 }
             }
         }
-        let mut caps = Vec::with_capacity(base + data.len());
-        for word in header {
-            caps.extend_from_slice(&word.to_le_bytes());
+        if !captures.is_empty() {
+            // The header and the scalars in one copy; each collection in one copy of its own.
+            let mut head = vec![0u8; 32 * captures.len()];
+            for (k, word) in header.iter().enumerate() {
+                head[8 * k..8 * k + 8].copy_from_slice(&word.to_le_bytes());
+            }
+            for (offset, bytes) in &scalars {
+                if head.len() < offset + bytes.len() {
+                    head.resize(offset + bytes.len(), 0);
+                }
+                head[*offset..offset + bytes.len()].copy_from_slice(bytes);
+            }
+            let mem = self.alloc(at as u64)?;
+            let converted = head.len();
+            self.copy_in(&mem, 0, ColumnBytes::Converted(head))?;
+            // The header is bookkeeping, not the user's data converted.
+            self.stats.bytes_converted -= converted as u64;
+            for (offset, bytes) in columns {
+                self.copy_in(&mem, offset, bytes)?;
+            }
+            self.caps = Some(mem);
+        } else {
+            let dummy = self.alloc(8)?;
+            self.caps = Some(dummy);
         }
-        caps.extend_from_slice(&data);
-        let mem = self.alloc(caps.len() as u64)?;
-        self.write(&mem, &caps)?;
-        self.caps = Some(mem);
+        self.stats.dram_minimum += self.stats.bytes_in;
         // The first generator.
-        match root {
+        match *root {
             HostData::Range(r) => {
                 self.root_len = r.len() as u64;
                 self.root_start = r.start_bits();
@@ -377,10 +569,10 @@ impl<'c> Session<'c> {
             HostData::Elements(e) => {
                 let len = e.len();
                 let layout = ColumnLayout::new(&e.desc(), len).ok_or_else(too_big)?;
-                let mut bytes = vec![0u8; layout.bytes];
-                e.write(&mut ColumnWriter::new(&mut bytes, &layout), 0..len);
-                let mem = self.alloc(bytes.len() as u64)?;
-                self.write(&mem, &bytes)?;
+                let bytes = column_of(e.column_bytes(), &layout, len, |i, w| e.value(i, w));
+                let mem = self.alloc(layout.bytes as u64)?;
+                self.stats.dram_minimum += bytes.bytes().len() as u64;
+                self.copy_in(&mem, 0, bytes)?;
                 self.root = Some(mem);
                 self.root_len = len as u64;
                 self.root_cap = len as u64;
@@ -415,44 +607,51 @@ impl<'c> Session<'c> {
         &self.dummy.as_ref().expect("uploaded").buf
     }
 
-    /// Panics with Rust's message if a kernel recorded a fault.
-    fn check_fault(&mut self) -> Result<(), DeviceFailure> {
-        let mut words = [0u8; 32];
-        let fault = self.fault.take().expect("uploaded");
-        let read = self.read(&fault, 0, &mut words);
-        self.fault = Some(fault);
-        read?;
-        if let Some(f) = Fault::from_words(&words) {
-            fault::raise(f, &self.faults, self.site, self.backend);
-        }
-        Ok(())
-    }
-
     /// Runs the comprehension, delivering to `sink`.
     pub(crate) fn run(&mut self, sink: &mut dyn TopSink) -> Result<(), DeviceFailure> {
         let start = Instant::now();
         let comp = &self.plan.comp;
-        let result = self.level(comp, 0, &Parents::Root, &mut Sink::Top(sink));
-        self.device.finish().map_err(fatal)?;
-        self.check_fault()?;
+        self.level(comp, 0, &Parents::Root, &mut Sink::Top(&mut *sink))?;
+        self.finish_partials(sink)?;
+        if self.unchecked {
+            // The fault word, once per run, when no read since the last launch brought it.
+            // SAFETY: no destination besides the fault word.
+            unsafe { self.fetch(&[])? };
+        }
         self.stats.run = start.elapsed();
-        result
+        self.stats.peak_memory = self.scratch.peak();
+        self.stats.allocations = self.scratch.allocations();
+        Ok(())
     }
 
-    /// The exclusive scan of `n` sizes: offsets (n + 1 entries), and their total.
+    /// The exclusive scan of `n` sizes: offsets (n + 1 entries), and their total (one wait).
     fn scan(&mut self, sizes: &Mem<'c>, n: u64) -> Result<(Mem<'c>, u64), DeviceFailure> {
-        let sums = self.alloc((n.div_ceil(TILE).max(1) + 1) * 8)?;
+        let tiles = n.div_ceil(TILE).max(1);
+        let sums = self.alloc((tiles + 1) * 8)?;
         let offsets = self.alloc((n + 1) * 8)?;
         let fault = &self.fault.as_ref().expect("uploaded").buf;
-        self.stats.launches +=
-            launch_scan(self.device, &*self.generic, fault, &sizes.buf, n, &sums.buf, &offsets.buf)
-                .map_err(fatal)?;
-        self.check_fault()?;
-        let total = self.read_u64(&offsets, n)?;
+        let queue = &self.queue;
+        let generic = &*self.generic;
+        let launches = launch_scan(
+            &|kernel, items, args| queue.launch(generic, kernel, items, GROUP, args),
+            fault,
+            &sizes.buf,
+            n,
+            &sums.buf,
+            &offsets.buf,
+        )
+        .map_err(fatal)?;
+        // Phase 1 and 3 read the sizes, 3 writes the offsets; the tile sums are small.
+        self.count_launch("pc_scan_tiles", n * 8);
+        self.count_launch("pc_scan_carries", tiles * 16);
+        self.count_launch("pc_scan_apply", n * 16 + tiles * 8);
+        debug_assert_eq!(launches, 3);
+        let total = self.read_u64s(&[(&offsets, n)])?[0];
         Ok((offsets, total))
     }
 
-    /// The parent of every position of a chunk, by the load-balanced search.
+    /// The parent of every position of a chunk, by the load-balanced search (the bounds of
+    /// the chunk's segments computed and read on the device: nothing waits).
     fn search(
         &mut self,
         offsets: &Mem<'c>,
@@ -462,9 +661,10 @@ impl<'c> Session<'c> {
     ) -> Result<Mem<'c>, DeviceFailure> {
         let bounds = self.alloc(16)?;
         let seg = self.alloc(count * 8)?;
-        self.stats.launches += launch_search(
-            self.device,
-            &*self.generic,
+        let queue = &self.queue;
+        let generic = &*self.generic;
+        launch_search(
+            &|kernel, items, args| queue.launch(generic, kernel, items, GROUP, args),
             &offsets.buf,
             parents,
             j0,
@@ -473,6 +673,11 @@ impl<'c> Session<'c> {
             &seg.buf,
         )
         .map_err(fatal)?;
+        if count > 0 {
+            self.count_launch("pc_lbs_bounds", 16);
+            // The merge reads the offsets of the chunk's segments and writes a u64 each.
+            self.count_launch("pc_lbs", count * 8 + parents.min(count + 1) * 8);
+        }
         Ok(seg)
     }
 
@@ -530,10 +735,13 @@ impl<'c> Session<'c> {
             let kernel =
                 ["pc_compact_1", "pc_compact_2", "", "pc_compact_4", "", "", "", "pc_compact_8"]
                     [leaf.size() - 1];
+            // Flags and positions read, the leaf read where kept and written once.
+            let dram = count * 16 + kept * 2 * leaf.size() as u64;
             self.launch(
                 true,
                 kernel,
                 count,
+                dram,
                 &[
                     Arg::U64(count),
                     Arg::Buffer(&flags.buf),
@@ -562,6 +770,7 @@ impl<'c> Session<'c> {
             true,
             "pc_compact_8",
             count,
+            count * 16 + kept * 16,
             &[
                 Arg::U64(count),
                 Arg::Buffer(&flags.buf),
@@ -573,6 +782,50 @@ impl<'c> Session<'c> {
             ],
         )?;
         Ok(tight)
+    }
+
+    /// Bytes per value of class `class` (all its components).
+    fn class_bytes(&self, class: ClassId) -> u64 {
+        self.types[class as usize].leaves().iter().map(|l| l.size() as u64).sum()
+    }
+
+    /// The size of every child of a regular level (the same for every parent): asked of the
+    /// device once per run, with the fault word (one wait).
+    fn fanout(
+        &mut self,
+        comp: &Comp,
+        k: usize,
+        parents: &Parents<'_, 'c>,
+    ) -> Result<u64, DeviceFailure> {
+        let key = (std::ptr::from_ref(comp) as usize, k);
+        if let Some(&(_, _, fanout)) = self.fanouts.iter().find(|f| (f.0, f.1) == key) {
+            return Ok(fanout);
+        }
+        let level = &comp.levels[k];
+        let Parents::Rows { cap, columns, .. } = parents else {
+            unreachable!("a regular level has parents")
+        };
+        let sizes = self.alloc(8)?;
+        let size_kernel = level.size_kernel.expect("a level with parents is sized");
+        let dram = 8 + level
+            .inputs
+            .iter()
+            .map(|&v| self.class_bytes(self.plan.vars[v as usize]))
+            .sum::<u64>();
+        self.count_launch(size_kernel, dram);
+        {
+            let mut args: Vec<Arg<'_>> = self.common().to_vec();
+            args.push(Arg::U64(1));
+            args.push(Arg::U64(*cap));
+            for &v in level.inputs {
+                args.push(Arg::Buffer(&input(columns, v).mem.buf));
+            }
+            args.push(Arg::Buffer(&sizes.buf));
+            self.queue.launch(&*self.program, size_kernel, 1, GROUP, &args).map_err(fatal)?;
+        }
+        let fanout = self.read_u64s(&[(&sizes, 0)])?[0];
+        self.fanouts.push((key.0, key.1, fanout));
+        Ok(fanout)
     }
 
     /// Runs level `k` of `comp` for `parents`, and everything below it.
@@ -592,25 +845,8 @@ impl<'c> Session<'c> {
                 if *count == 0 {
                     return Ok(());
                 }
-                let size_kernel = level.size_kernel.expect("a level with parents is sized");
-                let asked = if level.regular { 1 } else { *count };
-                let sizes = self.alloc(asked * 8)?;
-                self.stats.launches += 1;
-                {
-                    let mut args: Vec<Arg<'_>> = self.common().to_vec();
-                    args.push(Arg::U64(asked));
-                    args.push(Arg::U64(*cap));
-                    for &v in level.inputs {
-                        args.push(Arg::Buffer(&input(columns, v).mem.buf));
-                    }
-                    args.push(Arg::Buffer(&sizes.buf));
-                    self.device
-                        .launch(&*self.program, size_kernel, asked, GROUP, &args)
-                        .map_err(fatal)?;
-                }
                 if level.regular {
-                    self.check_fault()?;
-                    let fanout = self.read_u64(&sizes, 0)?;
+                    let fanout = self.fanout(comp, k, parents)?;
                     let total =
                         count.checked_mul(fanout).unwrap_or_else(|| self.site.size_overflow());
                     let whole = whole.map(|w| {
@@ -618,6 +854,27 @@ impl<'c> Session<'c> {
                     });
                     (total, fanout, None, *count, whole)
                 } else {
+                    let size_kernel = level.size_kernel.expect("a level with parents is sized");
+                    let sizes = self.alloc(count * 8)?;
+                    let dram = count
+                        * (8 + level
+                            .inputs
+                            .iter()
+                            .map(|&v| self.class_bytes(self.plan.vars[v as usize]))
+                            .sum::<u64>());
+                    self.count_launch(size_kernel, dram);
+                    {
+                        let mut args: Vec<Arg<'_>> = self.common().to_vec();
+                        args.push(Arg::U64(*count));
+                        args.push(Arg::U64(*cap));
+                        for &v in level.inputs {
+                            args.push(Arg::Buffer(&input(columns, v).mem.buf));
+                        }
+                        args.push(Arg::Buffer(&sizes.buf));
+                        self.queue
+                            .launch(&*self.program, size_kernel, *count, GROUP, &args)
+                            .map_err(fatal)?;
+                    }
                     let (offsets, total) = self.scan(&sizes, *count)?;
                     (total, 0, Some(offsets), *count, None)
                 }
@@ -629,6 +886,16 @@ impl<'c> Session<'c> {
         };
         let nested_comp =
             matches!(sink, Sink::Segmented { .. } | Sink::Rows(_)) || in_group.is_some();
+        // What a position of this level reads: its parent's columns (and the segment id and
+        // offset that find them), or its element of the first generator.
+        let in_bytes: u64 =
+            level.inputs.iter().map(|&v| self.class_bytes(self.plan.vars[v as usize])).sum::<u64>()
+                + if offsets.is_some() { 16 } else { 0 }
+                + if in_group.is_some() { 8 } else { 0 }
+                + match (parents, self.plan.root) {
+                    (Parents::Root, RootKind::Elements) => self.class_bytes(self.plan.vars[0]),
+                    _ => 0,
+                };
         let mut j0 = 0;
         while j0 < total {
             if let Sink::Top(top) = sink {
@@ -638,6 +905,7 @@ impl<'c> Session<'c> {
             }
             let count = self.chunk.min(total - j0);
             self.stats.positions += count;
+            self.stats.chunks += 1;
             let seg = match &offsets {
                 Some(offsets) => Some(self.search(offsets, parent_count, j0, count)?),
                 None => None,
@@ -655,7 +923,32 @@ impl<'c> Session<'c> {
                     outputs.push((v, self.column(class, count)?));
                 }
             }
-            self.stats.launches += 1;
+            let items = match (&head_out, comp.terminal, nested_comp) {
+                // A reduction's level kernel runs whole work-groups.
+                (Some(_), Terminal::Reduce { .. }, false) => {
+                    count.div_ceil(GROUP as u64) * GROUP as u64
+                }
+                _ => count,
+            };
+            let out_bytes: u64 = match (&head_out, comp.terminal, nested_comp) {
+                (Some(out), Terminal::Reduce { .. }, false) => {
+                    count.div_ceil(GROUP as u64) * (out.layout.bytes as u64 / out.cap.max(1))
+                }
+                (Some(out), _, _) => count * (out.layout.bytes as u64 / out.cap.max(1)),
+                (None, _, _) => {
+                    count
+                        * outputs
+                            .iter()
+                            .map(|(v, _)| self.class_bytes(self.plan.vars[*v as usize]))
+                            .sum::<u64>()
+                }
+            };
+            let flag_bytes = if level.filters { count * 8 } else { 0 };
+            let group_bytes = if nested_comp { count * 8 } else { 0 };
+            self.count_launch(
+                level.kernel,
+                count * in_bytes + out_bytes + flag_bytes + group_bytes,
+            );
             {
                 let dummy = self.dummy();
                 let mut args: Vec<Arg<'_>> = self.common().to_vec();
@@ -683,17 +976,11 @@ impl<'c> Session<'c> {
                 }
                 args.push(Arg::Buffer(&flags.buf));
                 args.push(Arg::Buffer(out_group.as_ref().map_or(dummy, |g| &g.buf)));
-                let items = match (&head_out, comp.terminal, nested_comp) {
-                    // A reduction's level kernel runs whole work-groups.
-                    (Some(_), Terminal::Reduce { .. }, false) => {
-                        count.div_ceil(GROUP as u64) * GROUP as u64
-                    }
-                    _ => count,
-                };
-                self.device
+                self.queue
                     .launch(&*self.program, level.kernel, items, GROUP, &args)
                     .map_err(fatal)?;
             }
+            drop(seg);
             match head_out {
                 Some(out) => {
                     self.deliver(comp, out, count, &flags, out_group, level.filters, sink)?
@@ -705,7 +992,6 @@ impl<'c> Session<'c> {
                         (count, outputs, out_group)
                     };
                     drop(flags);
-                    drop(seg);
                     let cap = columns.first().map_or(rows, |(_, c)| c.cap);
                     let children = Parents::Rows {
                         count: rows,
@@ -721,7 +1007,6 @@ impl<'c> Session<'c> {
                     }
                 }
             }
-            self.check_fault()?;
             j0 += count;
         }
         Ok(())
@@ -757,17 +1042,19 @@ impl<'c> Session<'c> {
             (Sink::Top(top), Terminal::Collect) => {
                 let (kept, values) =
                     if filters { self.compact_values(flags, count, out)? } else { (count, out) };
-                let mut bytes = vec![0u8; values.layout.bytes];
-                self.read(&values.mem, 0, &mut bytes)?;
-                top.values(&bytes, &values.layout, kept as usize);
-                Ok(())
+                let value_bytes = values.layout.bytes as u64 / values.cap.max(1);
+                self.stats.dram_minimum += kept * value_bytes;
+                let layout = values.layout.clone();
+                let mut fetch = Fetch { session: self, column: &values.mem.buf };
+                top.values(&layout, kept as usize, &mut fetch)
             }
             (Sink::Top(top), Terminal::Reduce { reduction, kind }) => {
                 let groups = count.div_ceil(GROUP as u64);
-                let value = self.reduce_partials(reduction, out, groups)?;
-                let mut bytes = vec![0u8; value.layout.bytes];
-                self.read(&value.mem, 0, &mut bytes)?;
-                top.partial(&bytes, &value.layout, kind);
+                self.add_partial(reduction, &out, groups)?;
+                if let ReduceKind::Flag { .. } = kind {
+                    // `par_any!` / `par_all!` may stop early: each chunk's answer is read.
+                    self.deliver_partials(&mut **top, reduction, kind)?;
+                }
                 Ok(())
             }
             (Sink::Segmented { result, carry, reduction }, Terminal::Reduce { .. }) => {
@@ -785,13 +1072,18 @@ impl<'c> Session<'c> {
                     (count, out, group)
                 };
                 let mut bytes = vec![0u8; values.layout.bytes];
-                self.read(&values.mem, 0, &mut bytes)?;
-                let mut group_bytes = vec![0u8; kept as usize * 8];
-                self.read(&group, 0, &mut group_bytes)?;
-                let groups: Vec<u64> = group_bytes
-                    .chunks_exact(8)
-                    .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
-                    .collect();
+                let mut groups = vec![0u64; kept as usize];
+                // SAFETY: both destinations are local vectors of the lengths given, untouched
+                // until the call returns.
+                unsafe {
+                    self.fetch(&[
+                        (&values.mem.buf, 0, bytes.as_mut_ptr(), bytes.len()),
+                        (&group.buf, 0, groups.as_mut_ptr().cast::<u8>(), groups.len() * 8),
+                    ])?
+                };
+                self.stats.bytes_converted += bytes.len() as u64;
+                self.stats.dram_minimum += bytes.len() as u64;
+                let groups: Vec<u64> = groups.into_iter().map(u64::from_le).collect();
                 top.row_values(&bytes, &values.layout, &groups);
                 Ok(())
             }
@@ -804,43 +1096,101 @@ impl<'c> Session<'c> {
         }
     }
 
-    /// Reduces `n` partial results of reduction `r` to one, on the device.
-    fn reduce_partials(
+    /// Launches reduction `r`'s partials kernel as one work-group: the `n` values of `input`
+    /// reduced in order into value `at` of `output` (which may be `input` itself, `at` 0: the
+    /// work-group reads all before it writes).
+    fn reduce_once(
         &mut self,
         r: u32,
-        mut partials: Column<'c>,
-        mut n: u64,
-    ) -> Result<Column<'c>, DeviceFailure> {
+        input: &Column<'c>,
+        n: u64,
+        output: &Column<'c>,
+        at: u64,
+    ) -> Result<(), DeviceFailure> {
         let info = self.plan.reductions[r as usize];
         let kernel = format!("{}_partials", info.name);
-        loop {
-            let groups = n.div_ceil(TILE).max(1);
-            let next = self.column(info.acc, groups)?;
-            {
-                let mut args: Vec<Arg<'_>> = vec![
-                    Arg::Buffer(&self.fault.as_ref().expect("uploaded").buf),
-                    Arg::Buffer(&self.caps.as_ref().expect("uploaded").buf),
-                ];
-                args.push(Arg::U64(n));
-                args.push(Arg::Buffer(&partials.mem.buf));
-                args.push(Arg::U64(partials.cap));
-                args.push(Arg::U64(next.cap));
-                args.push(Arg::Buffer(&next.mem.buf));
-                self.stats.launches += 1;
-                self.device
-                    .launch(&*self.program, &kernel, groups * GROUP as u64, GROUP, &args)
-                    .map_err(fatal)?;
+        let acc_bytes = self.class_bytes(info.acc);
+        self.count_launch(&kernel, (n + 1) * acc_bytes);
+        let args = [
+            Arg::Buffer(&self.fault.as_ref().expect("uploaded").buf),
+            Arg::Buffer(&self.caps.as_ref().expect("uploaded").buf),
+            Arg::U64(n),
+            Arg::Buffer(&input.mem.buf),
+            Arg::U64(input.cap),
+            Arg::U64(n.div_ceil(GROUP as u64).max(1)),
+            Arg::U64(output.cap),
+            Arg::Buffer(&output.mem.buf),
+            Arg::U64(at),
+        ];
+        self.queue.launch(&*self.program, &kernel, GROUP as u64, GROUP, &args).map_err(fatal)
+    }
+
+    /// Reduces the `n` per-work-group partials of one chunk into the run's next partial slot
+    /// (on the device; nothing waits).
+    fn add_partial(&mut self, r: u32, partials: &Column<'c>, n: u64) -> Result<(), DeviceFailure> {
+        if self.partials.is_none() {
+            let acc = self.plan.reductions[r as usize].acc;
+            let column = self.column(acc, PARTIAL_SLOTS)?;
+            self.partials = Some(Partials { column, used: 0 });
+        }
+        let mut slots = self.partials.take().expect("made above");
+        let result = self.reduce_once(r, partials, n, &slots.column, slots.used);
+        slots.used += 1;
+        let result = result.and_then(|()| {
+            if slots.used == PARTIAL_SLOTS {
+                // Full: the slots so far into the first, in order.
+                self.reduce_once(r, &slots.column, slots.used, &slots.column, 0)?;
+                slots.used = 1;
             }
-            partials = next;
-            n = groups;
-            if n <= 1 {
-                return Ok(partials);
+            Ok(())
+        });
+        self.partials = Some(slots);
+        result
+    }
+
+    /// Combines the run's partial slots and hands the result to `top` (one wait).
+    fn deliver_partials(
+        &mut self,
+        top: &mut dyn TopSink,
+        r: u32,
+        kind: ReduceKind,
+    ) -> Result<(), DeviceFailure> {
+        let Some(mut slots) = self.partials.take() else { return Ok(()) };
+        if slots.used == 0 {
+            self.partials = Some(slots);
+            return Ok(());
+        }
+        if slots.used > 1 {
+            if let Err(e) = self.reduce_once(r, &slots.column, slots.used, &slots.column, 0) {
+                self.partials = Some(slots);
+                return Err(e);
             }
         }
+        let mut bytes = vec![0u8; slots.column.layout.bytes];
+        // SAFETY: the destination is a local vector of that length, untouched until it returns.
+        let read =
+            unsafe { self.fetch(&[(&slots.column.mem.buf, 0, bytes.as_mut_ptr(), bytes.len())]) };
+        slots.used = 0;
+        let layout = slots.column.layout.clone();
+        self.partials = Some(slots);
+        read?;
+        self.stats.dram_minimum += self.class_bytes(self.plan.reductions[r as usize].acc);
+        top.partial(&bytes, &layout, kind);
+        Ok(())
+    }
+
+    /// At the end of a run: a top-level reduction's result, from the partial slots.
+    fn finish_partials(&mut self, sink: &mut dyn TopSink) -> Result<(), DeviceFailure> {
+        if let Terminal::Reduce { reduction, kind } = self.plan.comp.terminal {
+            self.deliver_partials(sink, reduction, kind)?;
+        }
+        Ok(())
     }
 
     fn fill_identity(&mut self, r: u32, column: &Column<'c>, n: u64) -> Result<(), DeviceFailure> {
         let kernel = format!("{}_fill", self.plan.reductions[r as usize].name);
+        let acc_bytes = self.class_bytes(self.plan.reductions[r as usize].acc);
+        self.count_launch(&kernel, n * acc_bytes);
         let fault = &self.fault.as_ref().expect("uploaded").buf;
         let caps = &self.caps.as_ref().expect("uploaded").buf;
         let args = [
@@ -850,14 +1200,19 @@ impl<'c> Session<'c> {
             Arg::U64(column.cap),
             Arg::Buffer(&column.mem.buf),
         ];
-        self.stats.launches += 1;
-        self.device.launch(&*self.program, &kernel, n, GROUP, &args).map_err(fatal)
+        self.queue.launch(&*self.program, &kernel, n, GROUP, &args).map_err(fatal)
     }
 
     fn carry(&mut self, r: u32) -> Result<Carry<'c>, DeviceFailure> {
         let acc = self.plan.reductions[r as usize].acc;
         let groups = [self.alloc(8)?, self.alloc(8)?];
-        self.write(&groups[0], &u64::MAX.to_le_bytes())?;
+        self.launch(
+            true,
+            "pc_fill_u64",
+            1,
+            8,
+            &[Arg::Buffer(&groups[0].buf), Arg::U64(1), Arg::U64(u64::MAX)],
+        )?;
         let values = [self.column(acc, 1)?, self.column(acc, 1)?];
         self.fill_identity(r, &values[0], 1)?;
         Ok(Carry { groups, values, current: 0 })
@@ -881,8 +1236,9 @@ impl<'c> Session<'c> {
         let fault = &self.fault.as_ref().expect("uploaded").buf;
         let caps = &self.caps.as_ref().expect("uploaded").buf;
         let program = &*self.program;
+        let queue = &self.queue;
         let launch = |kernel: String, items: u64, args: &[Arg<'_>]| {
-            self.device.launch(program, &kernel, items, GROUP, args).map_err(fatal)
+            queue.launch(program, &kernel, items, GROUP, args).map_err(fatal)
         };
         launch(
             format!("{}_segtiles", info.name),
@@ -933,7 +1289,12 @@ impl<'c> Session<'c> {
                 Arg::Buffer(&carry.values[next].mem.buf),
             ],
         )?;
-        self.stats.launches += 3;
+        // Tiles and apply each read the values and their groups; apply writes the results
+        // (at most one per position).
+        let acc_bytes = self.class_bytes(info.acc);
+        self.count_launch(&format!("{}_segtiles", info.name), count * (acc_bytes + 8));
+        self.count_launch(&format!("{}_segcarries", info.name), tiles * (acc_bytes + 8) * 2);
+        self.count_launch(&format!("{}_segapply", info.name), count * (2 * acc_bytes + 8));
         carry.current = next;
         Ok(())
     }
@@ -955,7 +1316,13 @@ impl<'c> Session<'c> {
         // Every nested comprehension runs on the same contexts, each its own group: one iota
         // tags them, for all of them.
         let iota = self.alloc(count * 8)?;
-        self.launch(true, "pc_iota", *count, &[Arg::Buffer(&iota.buf), Arg::U64(*count)])?;
+        self.launch(
+            true,
+            "pc_iota",
+            *count,
+            count * 8,
+            &[Arg::Buffer(&iota.buf), Arg::U64(*count)],
+        )?;
         let inner =
             Parents::Rows { count: *count, cap: *cap, columns, group: Some(&iota), whole: None };
         if let Terminal::Rows = comp.terminal {
@@ -987,7 +1354,15 @@ impl<'c> Session<'c> {
         let flags = self.alloc(count * 8)?;
         let nested_comp = group.is_some();
         let out_group = if nested_comp { Some(self.alloc(count * 8)?) } else { None };
-        self.stats.launches += 1;
+        let in_bytes: u64 = comp
+            .head_inputs
+            .iter()
+            .map(|&v| match results.iter().find(|(r, _)| *r == v) {
+                Some((_, c)) => c.layout.bytes as u64 / c.cap.max(1),
+                None => self.class_bytes(self.plan.vars[v as usize]),
+            })
+            .sum();
+        self.count_launch(head, count * (in_bytes + 8) + out.layout.bytes as u64);
         {
             let dummy = self.dummy();
             let mut args: Vec<Arg<'_>> = self.common().to_vec();
@@ -1010,18 +1385,20 @@ impl<'c> Session<'c> {
                 (Terminal::Reduce { .. }, false) => count.div_ceil(GROUP as u64) * GROUP as u64,
                 _ => *count,
             };
-            self.device.launch(&*self.program, head, items, GROUP, &args).map_err(fatal)?;
+            self.queue.launch(&*self.program, head, items, GROUP, &args).map_err(fatal)?;
         }
         self.deliver(comp, out, *count, &flags, out_group, false, sink)
     }
 }
 
+/// A launch on a queue: `(kernel, items, args)` of one program, in groups of [`GROUP`].
+pub(crate) type Launcher<'l> = dyn Fn(&str, u64, &[Arg<'_>]) -> Result<(), DeviceError> + 'l;
+
 /// Queues the exclusive scan of the `n` sizes in `sizes` into `offsets` (n + 1 entries, the
 /// last the total; `sums` holds `n / TILE + 2` entries): three kernels of the generic program,
 /// faulting when the total overflows. Returns the number of launches.
 pub(crate) fn launch_scan(
-    device: &dyn Device,
-    generic: &dyn Program,
+    launch: &Launcher<'_>,
     fault: &Buffer,
     sizes: &Buffer,
     n: u64,
@@ -1031,26 +1408,21 @@ pub(crate) fn launch_scan(
     let tiles = n.div_ceil(TILE).max(1);
     let items = tiles * GROUP as u64;
     let (fault, sizes, sums) = (Arg::Buffer(fault), Arg::Buffer(sizes), Arg::Buffer(sums));
-    device.launch(generic, "pc_scan_tiles", items, GROUP, &[fault, sizes, Arg::U64(n), sums])?;
-    device.launch(
-        generic,
-        "pc_scan_carries",
-        GROUP as u64,
-        GROUP,
-        &[fault, sums, Arg::U64(tiles)],
-    )?;
+    launch("pc_scan_tiles", items, &[fault, sizes, Arg::U64(n), sums])?;
+    launch("pc_scan_carries", GROUP as u64, &[fault, sums, Arg::U64(tiles)])?;
     let args = [fault, sizes, Arg::U64(n), sums, Arg::U64(tiles), Arg::Buffer(offsets)];
-    device.launch(generic, "pc_scan_apply", items, GROUP, &args)?;
+    launch("pc_scan_apply", items, &args)?;
     Ok(3)
 }
 
 /// The load-balanced search: `seg[a]` = the segment (of `segments`, by `offsets`) holding
-/// position `j0 + a`, for `a < count`; `bounds` holds two `u64`s. Reads the bounds back, to
-/// size the launch. Returns the number of launches.
+/// position `j0 + a`, for `a < count`; `bounds` holds two `u64`s. The chunk's first and last
+/// segments are found on the device, and the merge is launched for the most segments a chunk
+/// can span (work-items past the chunk's merge path return at once), so nothing is read back.
+/// Returns the number of launches.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn launch_search(
-    device: &dyn Device,
-    generic: &dyn Program,
+    launch: &Launcher<'_>,
     offsets: &Buffer,
     segments: u64,
     j0: u64,
@@ -1063,15 +1435,69 @@ pub(crate) fn launch_search(
     }
     let (offsets, bounds_arg) = (Arg::Buffer(offsets), Arg::Buffer(bounds));
     let args = [offsets, Arg::U64(segments), Arg::U64(j0), Arg::U64(count), bounds_arg];
-    device.launch(generic, "pc_lbs_bounds", 1, GROUP, &args)?;
-    let mut b = [0u8; 16];
-    device.read(bounds, 0, &mut b)?;
-    let first = u64::from_le_bytes(b[..8].try_into().expect("8 bytes"));
-    let last = u64::from_le_bytes(b[8..].try_into().expect("8 bytes"));
-    let items = (count + (last - first)).div_ceil(LBS_ITEMS);
+    launch("pc_lbs_bounds", 1, &args)?;
+    let items = (count + segments).div_ceil(LBS_ITEMS);
     let args = [offsets, bounds_arg, Arg::U64(j0), Arg::U64(count), Arg::Buffer(seg)];
-    device.launch(generic, "pc_lbs", items, GROUP, &args)?;
+    launch("pc_lbs", items, &args)?;
     Ok(2)
+}
+
+/// The values of an array of rows as one column: its own memory when it already is one,
+/// else split into columns on the host's cores, row by row.
+fn jagged_values<'a>(j: &'a dyn DynJagged, layout: &ColumnLayout) -> ColumnBytes<'a> {
+    if let Some(raw) = j.column_bytes() {
+        return ColumnBytes::Borrowed(raw);
+    }
+    let mut starts = Vec::with_capacity(j.rows() + 1);
+    j.offsets(&mut starts);
+    let rows = j.rows();
+    const ROWS: usize = 1 << 10;
+    ColumnBytes::Converted(columns_par(layout, rows.div_ceil(ROWS), |piece, writer| {
+        let first = piece * ROWS;
+        for (row, &start) in starts.iter().enumerate().take((first + ROWS).min(rows)).skip(first) {
+            j.write_row(row, start as usize, writer);
+        }
+    }))
+}
+
+/// Positions a chunk holds: `PARCOMP_DEVICE_CHUNK` when set, else what a quarter of the
+/// device's free memory holds of the plan's widest level (every column a position of it
+/// writes, twice for compaction, with its flag, segment id, group and scan entries), within
+/// the largest buffer the device allows, between 2¹⁶ and 2³⁰.
+fn chunk_size(device: &dyn Device, plan: &DevicePlan, types: &[TypeDesc]) -> u64 {
+    static OVERRIDE: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    let set = *OVERRIDE.get_or_init(|| {
+        std::env::var("PARCOMP_DEVICE_CHUNK")
+            .ok()
+            .and_then(|v| v.trim().replace('_', "").parse::<u64>().ok())
+            .filter(|&c| c > 0)
+    });
+    if let Some(set) = set {
+        return set;
+    }
+    let info = device.info();
+    let bytes_of = |class: ClassId| -> u64 {
+        types.get(class as usize).map_or(8, |t| t.leaves().iter().map(|l| l.size() as u64).sum())
+    };
+    let mut widest = bytes_of(plan.comp.head_class);
+    let mut column = widest;
+    let mut comps = vec![&plan.comp];
+    while let Some(comp) = comps.pop() {
+        for level in comp.levels {
+            let outputs: u64 = level.outputs.iter().map(|&v| bytes_of(plan.vars[v as usize])).sum();
+            widest = widest.max(outputs);
+            for &v in level.outputs {
+                column = column.max(bytes_of(plan.vars[v as usize]));
+            }
+        }
+        comps.extend(comp.nested.iter().map(|n| n.comp));
+    }
+    let per_position = 2 * widest + 40;
+    let free = device.free_memory().unwrap_or(info.global_memory);
+    let budget = if free == 0 { 1 << 30 } else { free / 4 };
+    let by_memory = budget / per_position;
+    let by_buffer = if info.max_buffer == 0 { u64::MAX } else { info.max_buffer / column.max(8) };
+    by_memory.min(by_buffer).clamp(1 << 16, 1 << 30)
 }
 
 fn input<'a, 'c>(columns: &'a [(u32, Column<'c>)], var: u32) -> &'a Column<'c> {

@@ -2,6 +2,7 @@
 //!
 //! See `README.md` in this folder for how the pieces fit together.
 
+mod arena;
 mod cache;
 #[cfg(feature = "cuda-api")]
 pub mod cuda;
@@ -20,7 +21,7 @@ pub(crate) mod sort;
 pub mod types;
 
 pub use cache::entries as cache_entries;
-pub use executor::RunStats;
+pub use executor::{KernelCost, RunStats};
 pub use offload::{Offload, OutputCodec, OutputProbe};
 
 use crate::backend::Backend;
@@ -154,12 +155,6 @@ fn device_of(backend: Backend) -> Result<&'static dyn Device, DeviceFailure> {
     device(backend).map_err(|e| DeviceFailure { message: e.to_string(), fatal: true })
 }
 
-/// One run on the device at a time: the queue is shared, and the device's memory too.
-fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    static RUNS: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    RUNS.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 thread_local! {
     pub(crate) static LAST_STATS: std::cell::RefCell<Option<RunStats>> = const { std::cell::RefCell::new(None) };
 }
@@ -204,7 +199,6 @@ fn run<T>(
         offload::HostData::Jagged(_) => types::TypeDesc::Prim(types::Prim::U64),
         _ => return Err(cannot("its first generator is not a range or a source".into())),
     };
-    let _one_at_a_time = one_at_a_time();
     let compile_start = std::time::Instant::now();
     let key = PreparedKey {
         plan: std::ptr::from_ref(parts.plan) as usize,
@@ -215,9 +209,12 @@ fn run<T>(
     };
     let (prepared, origins) = prepared(device, parts.plan, parts.par_fns, key)?;
     let compile = compile_start.elapsed();
-    let live = std::cell::Cell::new(0);
+    // The scratch memory is made before the session, so that it is dropped after it: the
+    // session's queue is finished before the buffers go back to the device's arena.
+    let scratch = arena::Scratch::new(arena::Arena::of(device));
     let mut session = executor::Session::new(
         device,
+        &scratch,
         prepared.program.clone(),
         prepared.generic.clone(),
         parts.plan,
@@ -225,15 +222,15 @@ fn run<T>(
         prepared.types.clone(),
         prepared.faults.clone(),
         backend.name(),
-        &live,
-    );
+    )?;
     session.stats.compile = compile;
     for origin in origins {
         session.stats.count(origin);
     }
-    session.upload(&captures, parts.root)?;
-    let result = session.run(sink);
+    let result = session.upload(&captures, parts.root).and_then(|()| session.run(sink));
     let stats = session.stats.clone();
+    drop(session);
+    drop(scratch);
     LAST_STATS.with(|s| *s.borrow_mut() = Some(stats));
     result
 }
@@ -338,9 +335,40 @@ struct CollectSink<T> {
     rows_base: usize,
 }
 
-impl<T> executor::TopSink for CollectSink<T> {
-    fn values(&mut self, bytes: &[u8], layout: &types::ColumnLayout, count: usize) {
-        self.out.extend(self.codec.read_all(bytes, layout, count));
+impl<T: Send> executor::TopSink for CollectSink<T> {
+    fn values(
+        &mut self,
+        layout: &types::ColumnLayout,
+        count: usize,
+        fetch: &mut executor::Fetch<'_, '_>,
+    ) -> Result<(), DeviceFailure> {
+        match self.codec.raw_size() {
+            Some(size) if layout.leaves.len() == 1 && layout.leaves[0].size() == size => {
+                // A primitive result: the device's column is a `[T]` as it is, copied straight
+                // into the output's memory.
+                self.out.reserve(count);
+                let len = self.out.len();
+                let spare = self.out.spare_capacity_mut().as_mut_ptr().cast::<u8>();
+                // SAFETY: `reserve` made room for `count` more values after `len`, which
+                // nothing else touches until the read returns; the bytes read are values of a
+                // primitive number (every bit pattern of which is a valid value) written by
+                // the kernels, so after the read the first `len + count` values are
+                // initialised.
+                unsafe {
+                    fetch.read(&[(layout.offsets[0], spare, count * size)])?;
+                    self.out.set_len(len + count);
+                }
+            }
+            _ => {
+                let mut bytes = vec![0u8; layout.bytes];
+                // SAFETY: `bytes` is a local vector of that length, untouched until it returns.
+                unsafe { fetch.read(&[(0, bytes.as_mut_ptr(), bytes.len())])? };
+                let converted: usize = layout.leaves.iter().map(|l| l.size() * count).sum();
+                fetch.converted(converted);
+                self.codec.extend_par(&mut self.out, &bytes, layout, count);
+            }
+        }
+        Ok(())
     }
 
     fn begin_rows(&mut self, count: usize) {
@@ -367,7 +395,12 @@ struct ReduceSink<'r, T, R: Reducer<T>> {
 }
 
 impl<T, R: Reducer<T>> executor::TopSink for ReduceSink<'_, T, R> {
-    fn values(&mut self, _: &[u8], _: &types::ColumnLayout, _: usize) {
+    fn values(
+        &mut self,
+        _: &types::ColumnLayout,
+        _: usize,
+        _: &mut executor::Fetch<'_, '_>,
+    ) -> Result<(), DeviceFailure> {
         unreachable!("a reduction delivers partial results")
     }
 
@@ -417,7 +450,7 @@ impl<T, R: Reducer<T>> executor::TopSink for ReduceSink<'_, T, R> {
 }
 
 /// Runs a comprehension's device half on `backend`'s device, gathering its outputs.
-pub(crate) fn collect<T>(
+pub(crate) fn collect<T: Send>(
     backend: Backend,
     site: &'static Site,
     offload: &Offload<'_, T>,

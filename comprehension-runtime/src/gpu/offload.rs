@@ -11,7 +11,9 @@
 //! copies nothing, so a run that stays on the CPU pays for nothing but a few pointers.
 
 use super::plan::DevicePlan;
-use super::types::{ColumnLayout, ColumnReader, ColumnWriter, DeviceType, TypeDesc};
+use super::types::{
+    columns_par, ColumnLayout, ColumnReader, ColumnWriter, DeviceType, TypeDesc, PIECE,
+};
 use crate::jagged::Jagged;
 use crate::source::{Integer, Source};
 use std::marker::PhantomData;
@@ -76,7 +78,18 @@ pub trait DynSlice: Sync {
         self.len() == 0
     }
     /// Writes elements `range` into the columns at positions `0..range.len()`.
-    fn write(&self, out: &mut ColumnWriter<'_>, range: Range<usize>);
+    fn write(&self, out: &mut ColumnWriter<'_>, range: Range<usize>) {
+        for (k, i) in range.enumerate() {
+            self.value(i, out.at(k));
+        }
+    }
+    /// Writes element `index` as the writer's current value.
+    fn value(&self, index: usize, out: &mut ColumnWriter<'_>);
+    /// The elements' bytes in memory, when they already are their device column (one
+    /// primitive, stored as on the device): copied as they are.
+    fn column_bytes(&self) -> Option<&[u8]> {
+        None
+    }
 }
 
 impl<T: DeviceType> DynSlice for [T] {
@@ -86,10 +99,11 @@ impl<T: DeviceType> DynSlice for [T] {
     fn len(&self) -> usize {
         <[T]>::len(self)
     }
-    fn write(&self, out: &mut ColumnWriter<'_>, range: Range<usize>) {
-        for (k, v) in self[range].iter().enumerate() {
-            DeviceType::write(v, out.at(k));
-        }
+    fn value(&self, index: usize, out: &mut ColumnWriter<'_>) {
+        DeviceType::write(&self[index], out)
+    }
+    fn column_bytes(&self) -> Option<&[u8]> {
+        T::as_column(self)
     }
 }
 
@@ -100,8 +114,11 @@ impl<T: DeviceType> DynSlice for Vec<T> {
     fn len(&self) -> usize {
         Vec::len(self)
     }
-    fn write(&self, out: &mut ColumnWriter<'_>, range: Range<usize>) {
-        DynSlice::write(self.as_slice(), out, range)
+    fn value(&self, index: usize, out: &mut ColumnWriter<'_>) {
+        DynSlice::value(self.as_slice(), index, out)
+    }
+    fn column_bytes(&self) -> Option<&[u8]> {
+        T::as_column(self)
     }
 }
 
@@ -112,8 +129,11 @@ impl<T: DeviceType, const N: usize> DynSlice for [T; N] {
     fn len(&self) -> usize {
         N
     }
-    fn write(&self, out: &mut ColumnWriter<'_>, range: Range<usize>) {
-        DynSlice::write(self.as_slice(), out, range)
+    fn value(&self, index: usize, out: &mut ColumnWriter<'_>) {
+        DynSlice::value(self.as_slice(), index, out)
+    }
+    fn column_bytes(&self) -> Option<&[u8]> {
+        T::as_column(self)
     }
 }
 
@@ -124,9 +144,57 @@ impl<S: DynSlice + ?Sized> DynSlice for &S {
     fn len(&self) -> usize {
         (**self).len()
     }
-    fn write(&self, out: &mut ColumnWriter<'_>, range: Range<usize>) {
-        (**self).write(out, range)
+    fn value(&self, index: usize, out: &mut ColumnWriter<'_>) {
+        (**self).value(index, out)
     }
+    fn column_bytes(&self) -> Option<&[u8]> {
+        (**self).column_bytes()
+    }
+}
+
+/// A collection's device column: its own bytes when it already is one (borrowed: nothing is
+/// converted), else its values split into columns on every core.
+pub(crate) enum ColumnBytes<'a> {
+    /// The collection's memory, copied as it is.
+    Borrowed(&'a [u8]),
+    /// Converted on the host.
+    Converted(Vec<u8>),
+}
+
+impl ColumnBytes<'_> {
+    /// The bytes.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        match self {
+            ColumnBytes::Borrowed(b) => b,
+            ColumnBytes::Converted(v) => v,
+        }
+    }
+
+    /// Bytes the host converted.
+    pub(crate) fn converted(&self) -> usize {
+        match self {
+            ColumnBytes::Borrowed(_) => 0,
+            ColumnBytes::Converted(v) => v.len(),
+        }
+    }
+}
+
+/// The device column of `len` values laid out as `layout`: `raw` when given, else every value
+/// written by `value(i, writer)`, in parallel pieces.
+pub(crate) fn column_of<'a>(
+    raw: Option<&'a [u8]>,
+    layout: &ColumnLayout,
+    len: usize,
+    value: impl Fn(usize, &mut ColumnWriter<'_>) + Sync,
+) -> ColumnBytes<'a> {
+    if let Some(raw) = raw {
+        return ColumnBytes::Borrowed(raw);
+    }
+    ColumnBytes::Converted(columns_par(layout, len.div_ceil(PIECE), |piece, writer| {
+        for i in piece * PIECE..((piece + 1) * PIECE).min(len) {
+            value(i, writer.at(i));
+        }
+    }))
 }
 
 /// An array of rows of device values behind a reference.
@@ -146,7 +214,38 @@ pub trait DynJagged: Sync {
     /// The offset of every row and the end (`rows() + 1` entries, from 0 to `values()`).
     fn offsets(&self, out: &mut Vec<u64>);
     /// Writes every value, row after row, into the columns.
-    fn write(&self, out: &mut ColumnWriter<'_>);
+    fn write(&self, out: &mut ColumnWriter<'_>) {
+        let mut at = 0;
+        for row in 0..self.rows() {
+            at += self.write_row(row, at, out);
+        }
+    }
+    /// Writes the values of row `row` at positions `at..`; returns how many.
+    fn write_row(&self, row: usize, at: usize, out: &mut ColumnWriter<'_>) -> usize;
+    /// The values' bytes in memory, when they already are their device column.
+    fn column_bytes(&self) -> Option<&[u8]> {
+        None
+    }
+    /// The offsets' bytes in memory, when they already are `u64`s as the device reads them.
+    fn offset_bytes(&self) -> Option<&[u8]> {
+        None
+    }
+}
+
+/// The bytes of `usize` offsets as the device's `u64`s, on a 64-bit little-endian host.
+fn usize_bytes(offsets: &[usize]) -> Option<&[u8]> {
+    if cfg!(all(target_endian = "little", target_pointer_width = "64")) {
+        // SAFETY: `usize` has no padding, and on a 64-bit little-endian host its bytes are
+        // those of the `u64` the device reads.
+        Some(unsafe {
+            std::slice::from_raw_parts(
+                offsets.as_ptr().cast::<u8>(),
+                std::mem::size_of_val(offsets),
+            )
+        })
+    } else {
+        None
+    }
 }
 
 impl<T: DeviceType> DynJagged for Jagged<T> {
@@ -162,8 +261,18 @@ impl<T: DeviceType> DynJagged for Jagged<T> {
     fn offsets(&self, out: &mut Vec<u64>) {
         out.extend(Jagged::offsets(self).iter().map(|&o| o as u64));
     }
-    fn write(&self, out: &mut ColumnWriter<'_>) {
-        DynSlice::write(Jagged::values(self), out, 0..DynJagged::values(self));
+    fn write_row(&self, row: usize, at: usize, out: &mut ColumnWriter<'_>) -> usize {
+        let values = self.row(row);
+        for (k, v) in values.iter().enumerate() {
+            DeviceType::write(v, out.at(at + k));
+        }
+        values.len()
+    }
+    fn column_bytes(&self) -> Option<&[u8]> {
+        T::as_column(Jagged::values(self))
+    }
+    fn offset_bytes(&self) -> Option<&[u8]> {
+        usize_bytes(Jagged::offsets(self))
     }
 }
 
@@ -185,10 +294,11 @@ impl<T: DeviceType> DynJagged for [Vec<T>] {
             out.push(at);
         }
     }
-    fn write(&self, out: &mut ColumnWriter<'_>) {
-        for (k, v) in self.iter().flatten().enumerate() {
-            DeviceType::write(v, out.at(k));
+    fn write_row(&self, row: usize, at: usize, out: &mut ColumnWriter<'_>) -> usize {
+        for (k, v) in self[row].iter().enumerate() {
+            DeviceType::write(v, out.at(at + k));
         }
+        self[row].len()
     }
 }
 
@@ -205,8 +315,8 @@ impl<T: DeviceType> DynJagged for Vec<Vec<T>> {
     fn offsets(&self, out: &mut Vec<u64>) {
         DynJagged::offsets(self.as_slice(), out)
     }
-    fn write(&self, out: &mut ColumnWriter<'_>) {
-        DynJagged::write(self.as_slice(), out)
+    fn write_row(&self, row: usize, at: usize, out: &mut ColumnWriter<'_>) -> usize {
+        DynJagged::write_row(self.as_slice(), row, at, out)
     }
 }
 
@@ -223,8 +333,14 @@ impl<S: DynJagged + ?Sized> DynJagged for &S {
     fn offsets(&self, out: &mut Vec<u64>) {
         (**self).offsets(out)
     }
-    fn write(&self, out: &mut ColumnWriter<'_>) {
-        (**self).write(out)
+    fn write_row(&self, row: usize, at: usize, out: &mut ColumnWriter<'_>) -> usize {
+        (**self).write_row(row, at, out)
+    }
+    fn column_bytes(&self) -> Option<&[u8]> {
+        (**self).column_bytes()
+    }
+    fn offset_bytes(&self) -> Option<&[u8]> {
+        (**self).offset_bytes()
     }
 }
 
@@ -305,7 +421,16 @@ pub trait DynElements: Sync {
         self.len() == 0
     }
     /// Writes elements `range` into the columns at positions `0..range.len()`.
-    fn write(&self, out: &mut ColumnWriter<'_>, range: Range<usize>);
+    fn write(&self, out: &mut ColumnWriter<'_>, range: Range<usize>) {
+        for (k, i) in range.enumerate() {
+            self.value(i, out.at(k));
+        }
+    }
+    /// Writes element `index` as the writer's current value.
+    fn value(&self, index: usize, out: &mut ColumnWriter<'_>);
+    /// The elements' bytes in memory, when they are stored as one slice that already is their
+    /// device column.
+    fn column_bytes(&self) -> Option<&[u8]>;
 }
 
 impl<S> DynElements for S
@@ -319,10 +444,11 @@ where
     fn len(&self) -> usize {
         self.size()
     }
-    fn write(&self, out: &mut ColumnWriter<'_>, range: Range<usize>) {
-        for (k, i) in range.enumerate() {
-            DeviceType::write(&self.fetch(i), out.at(k));
-        }
+    fn value(&self, index: usize, out: &mut ColumnWriter<'_>) {
+        DeviceType::write(&self.fetch(index), out)
+    }
+    fn column_bytes(&self) -> Option<&[u8]> {
+        self.as_slice().and_then(<S::Item as DeviceType>::as_column)
     }
 }
 
@@ -332,6 +458,9 @@ pub struct OutputCodec<T> {
     /// The type of the values on the device: `T`, or the element type of rows `T`.
     desc: fn() -> TypeDesc,
     read: Read<T>,
+    /// Bytes per value when the device's column of values is a `[T]` as it is (a primitive
+    /// number): results are then copied straight into the output's memory.
+    raw: Option<usize>,
 }
 
 /// How [`OutputCodec`] turns columns into elements.
@@ -381,6 +510,7 @@ impl<U: DeviceType> OutputCodec<Vec<U>> {
         OutputCodec {
             desc: U::desc,
             read: Read::Rows { empty: Vec::new, append: append_rows::<U> },
+            raw: None,
         }
     }
 }
@@ -391,7 +521,12 @@ impl<T> OutputCodec<T> {
     where
         T: DeviceType,
     {
-        OutputCodec { desc: T::desc, read: Read::Value(T::read) }
+        OutputCodec { desc: T::desc, read: Read::Value(T::read), raw: T::RAW_SIZE }
+    }
+
+    /// Bytes per value when a `[T]` in memory is the device's column of its values.
+    pub(crate) fn raw_size(&self) -> Option<usize> {
+        self.raw
     }
 
     /// The type of the values on the device: the elements', or the rows' elements'.
@@ -416,6 +551,27 @@ impl<T> OutputCodec<T> {
         let read = self.value();
         let mut reader = ColumnReader::new(bytes, layout);
         (0..len).map(|i| read(reader.at(i))).collect()
+    }
+
+    /// Appends the first `len` values of columns laid out as `layout` to `out`, assembled on
+    /// every core.
+    pub(crate) fn extend_par(
+        &self,
+        out: &mut Vec<T>,
+        bytes: &[u8],
+        layout: &ColumnLayout,
+        len: usize,
+    ) where
+        T: Send,
+    {
+        use rayon::prelude::*;
+        let read = self.value();
+        out.par_extend(
+            (0..len)
+                .into_par_iter()
+                .with_min_len(PIECE)
+                .map_init(|| ColumnReader::new(bytes, layout), move |reader, i| read(reader.at(i))),
+        );
     }
 
     /// Reads value `index` of columns laid out as `layout`.

@@ -193,9 +193,11 @@ impl<'d> Run<'d> {
         sums: &Buffer,
         offsets: &Buffer,
     ) -> Result<(), DeviceFailure> {
-        let launches =
-            launch_scan(self.device, &*self.generic, &self.fault, sizes, n, sums, offsets)
-                .map_err(fatal)?;
+        let (device, generic) = (self.device, &*self.generic);
+        let launch = |kernel: &str, items: u64, args: &[super::device::Arg<'_>]| {
+            device.launch(generic, kernel, items, GROUP, args)
+        };
+        let launches = launch_scan(&launch, &self.fault, sizes, n, sums, offsets).map_err(fatal)?;
         self.stats.borrow_mut().launches += launches;
         Ok(())
     }
@@ -204,9 +206,12 @@ impl<'d> Run<'d> {
     fn search(&self, offsets: &Buffer, rows: u64, count: u64) -> Result<Buffer, DeviceFailure> {
         let bounds = self.alloc(16)?;
         let seg = self.alloc(count * 8)?;
+        let (device, generic) = (self.device, &*self.generic);
+        let launch = |kernel: &str, items: u64, args: &[super::device::Arg<'_>]| {
+            device.launch(generic, kernel, items, GROUP, args)
+        };
         let launches =
-            launch_search(self.device, &*self.generic, offsets, rows, 0, count, &bounds, &seg)
-                .map_err(fatal)?;
+            launch_search(&launch, offsets, rows, 0, count, &bounds, &seg).map_err(fatal)?;
         self.stats.borrow_mut().launches += launches;
         Ok(seg)
     }
@@ -269,7 +274,6 @@ pub(crate) fn monoid<T: DeviceType>(
         };
         return Ok(vec![identity; results]);
     }
-    let _one_at_a_time = super::one_at_a_time();
     let start = Instant::now();
     let run = Run::new(backend, site)?;
     let info = run.device.info();
@@ -376,7 +380,6 @@ pub(crate) fn replicated_iota(
     if sizes.is_empty() {
         return Ok(Vec::new());
     }
-    let _one_at_a_time = super::one_at_a_time();
     let start = Instant::now();
     let run = Run::new(backend, site)?;
     let n = sizes.len() as u64;
@@ -399,7 +402,6 @@ pub(crate) fn segmented_iota(
     if flags.is_empty() {
         return Ok(Vec::new());
     }
-    let _one_at_a_time = super::one_at_a_time();
     let start = Instant::now();
     let run = Run::new(backend, site)?;
     let n = flags.len() as u64;

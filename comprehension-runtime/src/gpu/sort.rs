@@ -31,7 +31,6 @@ pub(crate) fn sort_permutation(
     if keys.is_empty() {
         return Ok(Vec::new());
     }
-    let _one_at_a_time = super::one_at_a_time();
     let start = Instant::now();
     let run = Run::new(backend, site)?;
     let sort = run.program(program::sort)?;

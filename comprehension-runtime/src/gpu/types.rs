@@ -213,17 +213,39 @@ impl ColumnLayout {
 
 /// Writes values into component columns (see [`ColumnLayout`]).
 pub struct ColumnWriter<'b> {
-    bytes: &'b mut [u8],
+    bytes: *mut u8,
+    len: usize,
     layout: &'b ColumnLayout,
     index: usize,
     leaf: usize,
+    _bytes: std::marker::PhantomData<&'b mut [u8]>,
 }
 
 impl<'b> ColumnWriter<'b> {
     /// A writer over `bytes`, laid out as `layout`.
     pub fn new(bytes: &'b mut [u8], layout: &'b ColumnLayout) -> Self {
         assert!(bytes.len() >= layout.bytes, "parcomp internal error: columns too small");
-        ColumnWriter { bytes, layout, index: 0, leaf: 0 }
+        ColumnWriter {
+            bytes: bytes.as_mut_ptr(),
+            len: bytes.len(),
+            layout,
+            index: 0,
+            leaf: 0,
+            _bytes: std::marker::PhantomData,
+        }
+    }
+
+    /// A writer over `len` bytes at `bytes` that other writers write at the same time, each
+    /// to values of its own.
+    ///
+    /// # Safety
+    ///
+    /// `bytes..bytes + len` must be valid for writes for `'b`, and no two writers may write
+    /// the same value index (their bytes are then disjoint: each component of value `i` lies at
+    /// its own place), nor anything else touch those bytes meanwhile.
+    unsafe fn shared(bytes: *mut u8, len: usize, layout: &'b ColumnLayout) -> Self {
+        assert!(len >= layout.bytes, "parcomp internal error: columns too small");
+        ColumnWriter { bytes, len, layout, index: 0, leaf: 0, _bytes: std::marker::PhantomData }
     }
 
     /// Starts value number `index`.
@@ -237,10 +259,52 @@ impl<'b> ColumnWriter<'b> {
     pub fn put(&mut self, bytes: &[u8]) {
         let size = bytes.len();
         let at = self.layout.offsets[self.leaf] + self.index * size;
-        self.bytes[at..at + size].copy_from_slice(bytes);
+        assert!(at + size <= self.len, "parcomp internal error: a value outside its columns");
+        // SAFETY: `at..at + size` lies inside the writer's bytes (checked), which are valid for
+        // writes (`new`: a borrowed slice; `shared`: the caller's promise), and only this
+        // writer writes value `index`.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.bytes.add(at), size) };
         self.leaf += 1;
     }
 }
+
+/// A pointer that may cross threads, for writers of disjoint values (see [`columns_par`]).
+struct SharedBytes(*mut u8);
+
+impl SharedBytes {
+    fn get(&self) -> *mut u8 {
+        self.0
+    }
+}
+// SAFETY: the writers it is given to write disjoint bytes (see `ColumnWriter::shared`).
+unsafe impl Send for SharedBytes {}
+// SAFETY: as above.
+unsafe impl Sync for SharedBytes {}
+
+/// Columns laid out as `layout`, written piece by piece on every core: `write(piece, writer)`
+/// writes the values of piece `piece` of `pieces` (which must write disjoint values). How values
+/// that are not one primitive (tuples, `Option`s, the rows of a `Vec<Vec<T>>`) are split into
+/// columns on their way to a device.
+pub fn columns_par(
+    layout: &ColumnLayout,
+    pieces: usize,
+    write: impl Fn(usize, &mut ColumnWriter<'_>) + Sync,
+) -> Vec<u8> {
+    use rayon::prelude::*;
+    let mut bytes = vec![0u8; layout.bytes];
+    let shared = SharedBytes(bytes.as_mut_ptr());
+    let total = bytes.len();
+    (0..pieces).into_par_iter().for_each(|piece| {
+        // SAFETY: `bytes` outlives the parallel loop; the pieces write disjoint values (the
+        // caller's promise), so the writers' bytes are disjoint, and nothing else touches them.
+        let mut writer = unsafe { ColumnWriter::shared(shared.get(), total, layout) };
+        write(piece, &mut writer);
+    });
+    bytes
+}
+
+/// Values `0..len` in pieces of a size worth a task each: the pieces of [`columns_par`].
+pub(crate) const PIECE: usize = 1 << 14;
 
 /// Reads values out of component columns.
 pub struct ColumnReader<'b> {
@@ -287,6 +351,29 @@ pub trait DeviceType: Copy + Send + Sync + Sized {
     fn write(&self, out: &mut ColumnWriter<'_>);
     /// Reads a value written by [`DeviceType::write`] (or by a kernel).
     fn read(input: &mut ColumnReader<'_>) -> Self;
+    /// The bytes of `values` as they are in memory, when they are already the device's column
+    /// of them (a primitive number or `bool`: one component, stored as on the device), so that
+    /// a slice goes to the device in one copy, converting nothing.
+    fn as_column(values: &[Self]) -> Option<&[u8]> {
+        let _ = values;
+        None
+    }
+    /// Bytes per value when any bytes the device writes are a valid value, stored as in memory
+    /// (the primitive numbers, not `bool`): results are then copied straight into the output.
+    const RAW_SIZE: Option<usize> = None;
+}
+
+/// The bytes of values whose every byte is initialised (no padding).
+///
+/// # Safety
+///
+/// `T` must have no padding bytes.
+unsafe fn bytes_of<T>(values: &[T]) -> &[u8] {
+    // SAFETY: the caller promises that `T` has no padding, so every byte of the slice is
+    // initialised; `u8` has no alignment, and the length is the slice's size in bytes.
+    unsafe {
+        std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
+    }
 }
 
 macro_rules! primitive {
@@ -303,6 +390,22 @@ macro_rules! primitive {
             fn read(input: &mut ColumnReader<'_>) -> Self {
                 <$t>::from_le_bytes(input.take())
             }
+            fn as_column(values: &[Self]) -> Option<&[u8]> {
+                // The device's bytes are little-endian, and `usize` is 64-bit: the device path
+                // runs only on 64-bit little-endian hosts.
+                if cfg!(all(target_endian = "little", target_pointer_width = "64")) {
+                    // SAFETY: a primitive number has no padding.
+                    Some(unsafe { bytes_of(values) })
+                } else {
+                    None
+                }
+            }
+            const RAW_SIZE: Option<usize> =
+                if cfg!(all(target_endian = "little", target_pointer_width = "64")) {
+                    Some(std::mem::size_of::<$t>())
+                } else {
+                    None
+                };
         }
     )*};
 }
@@ -324,6 +427,10 @@ impl DeviceType for bool {
     #[inline]
     fn read(input: &mut ColumnReader<'_>) -> Self {
         input.take::<1>()[0] != 0
+    }
+    fn as_column(values: &[Self]) -> Option<&[u8]> {
+        // SAFETY: a `bool` is one byte, 0 or 1, without padding: the device's column of it.
+        Some(unsafe { bytes_of(values) })
     }
 }
 

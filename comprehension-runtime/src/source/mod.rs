@@ -35,6 +35,12 @@ pub trait Source {
     /// The element at `index` (the translation's `Fetch`); callers guarantee
     /// `index < self.size()`, implementations may panic otherwise.
     fn fetch(&self, index: usize) -> Self::Item;
+
+    /// The elements as one slice in memory, when they are stored so (slices, `Vec`s, arrays):
+    /// a device then copies them in one piece instead of fetching them one by one.
+    fn as_slice(&self) -> Option<&[Self::Item]> {
+        None
+    }
 }
 
 impl<S: Source + ?Sized> Source for &S {
@@ -46,6 +52,9 @@ impl<S: Source + ?Sized> Source for &S {
     #[inline]
     fn fetch(&self, index: usize) -> S::Item {
         (**self).fetch(index)
+    }
+    fn as_slice(&self) -> Option<&[S::Item]> {
+        (**self).as_slice()
     }
 }
 
@@ -59,6 +68,9 @@ impl<T: Copy> Source for [T] {
     fn fetch(&self, index: usize) -> T {
         self[index]
     }
+    fn as_slice(&self) -> Option<&[T]> {
+        Some(self)
+    }
 }
 
 impl<T: Copy> Source for Vec<T> {
@@ -71,6 +83,9 @@ impl<T: Copy> Source for Vec<T> {
     fn fetch(&self, index: usize) -> T {
         self[index]
     }
+    fn as_slice(&self) -> Option<&[T]> {
+        Some(&self[..])
+    }
 }
 
 impl<T: Copy, const N: usize> Source for [T; N] {
@@ -82,6 +97,9 @@ impl<T: Copy, const N: usize> Source for [T; N] {
     #[inline]
     fn fetch(&self, index: usize) -> T {
         self[index]
+    }
+    fn as_slice(&self) -> Option<&[T]> {
+        Some(&self[..])
     }
 }
 

@@ -14,7 +14,9 @@ mod nvrtc;
 
 pub use nvrtc::{compile, nvrtc_available, nvrtc_version, Compiled};
 
-use super::device::{Arg, Buffer, Device, DeviceError, DeviceErrorKind, DeviceInfo, Program};
+use super::device::{
+    Arg, Buffer, Device, DeviceError, DeviceErrorKind, DeviceInfo, Program, Queue,
+};
 use cudarc::driver::{result, sys, CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 use std::any::Any;
@@ -23,13 +25,23 @@ use std::ffi::c_void;
 use std::sync::{Arc, Mutex};
 
 /// The process's CUDA device: its context (the primary context of device
-/// `PARCOMP_CUDA_DEVICE`, 0 by default) and what it is. Work goes to the legacy default stream,
-/// in order; copies are synchronous with it.
+/// `PARCOMP_CUDA_DEVICE`, 0 by default) and what it is. The device's own calls go to the legacy
+/// default stream, in order, with synchronous copies; a device run takes a stream of its own
+/// from a pool ([`Device::queue`]), created non-blocking so that runs from different threads
+/// do not wait for each other or for the default stream.
 pub(crate) struct CudaDevice {
     info: DeviceInfo,
     context: Arc<CudaContext>,
     arch: (i32, i32),
+    streams: Mutex<Vec<Stream>>,
 }
+
+/// A stream the device created (destroyed only with the process: the pool keeps them).
+struct Stream(sys::CUstream);
+
+// SAFETY: a CUDA stream handle may be used from any thread with its context bound; a stream is
+// used by one run at a time (it is taken out of the pool for the run).
+unsafe impl Send for Stream {}
 
 /// The oldest driver accepted, as cuDriverGetVersion gives it (CUDA 12.0).
 const MIN_DRIVER: i32 = 12000;
@@ -142,7 +154,7 @@ impl CudaDevice {
             compute_units: units.max(0) as u32,
             peak_bandwidth,
         };
-        Ok(CudaDevice { info, context, arch })
+        Ok(CudaDevice { info, context, arch, streams: Mutex::default() })
     }
 
     fn bind(&self) -> Result<(), DeviceError> {
@@ -164,9 +176,10 @@ impl Drop for Memory {
         // (the Arc), so the pointer is still the context's.
         if self.context.bind_to_thread().is_ok() {
             // SAFETY: `ptr` came from `malloc_sync` in this context and is freed only here,
-            // once; no kernel still uses it: every user of a buffer waits for the queue
-            // (a read, or `finish`) before dropping it, and the driver defers the free of
-            // memory in use by queued work on the legacy stream.
+            // once; no kernel still uses it: a run hands its buffers back to the arena only
+            // after its stream finished, the device's own calls wait for the default stream
+            // (a read, or `finish`) before dropping a buffer, and cuMemFree itself waits for
+            // work still using the memory.
             let _ = unsafe { result::free_sync(self.ptr) };
         }
     }
@@ -204,6 +217,84 @@ impl CudaDevice {
         buffer.raw.downcast_ref::<Memory>().ok_or_else(|| {
             DeviceError::new(DeviceErrorKind::Launch, "a buffer of another device was passed")
         })
+    }
+}
+
+impl CudaDevice {
+    fn launch_on(
+        &self,
+        stream: sys::CUstream,
+        program: &dyn Program,
+        kernel: &str,
+        items: u64,
+        group: u32,
+        args: &[Arg<'_>],
+    ) -> Result<(), DeviceError> {
+        let program = program.as_any().downcast_ref::<CudaProgram>().ok_or_else(|| {
+            DeviceError::new(DeviceErrorKind::Launch, "a program of another device was passed")
+        })?;
+        let function = {
+            let mut functions = program.functions.lock().unwrap_or_else(|p| p.into_inner());
+            match functions.get(kernel) {
+                Some(f) => f.clone(),
+                None => {
+                    let f = program.module.load_function(kernel).map_err(|e| {
+                        api(DeviceErrorKind::Launch, &format!("cuModuleGetFunction `{kernel}`"), e)
+                    })?;
+                    functions.insert(kernel.to_string(), f.clone());
+                    f
+                }
+            }
+        };
+        let groups = items.div_ceil(u64::from(group.max(1)));
+        let grid =
+            u32::try_from(groups).ok().filter(|&g| g < i32::MAX as u32).ok_or_else(|| {
+                DeviceError::new(
+                    DeviceErrorKind::Launch,
+                    format!(
+                        "`{kernel}` over {items} work-items needs more blocks than CUDA allows"
+                    ),
+                )
+            })?;
+        // Every argument's value, kept alive (and unmoved) until the launch has read them.
+        let mut words: Vec<u64> = Vec::with_capacity(args.len());
+        let mut halves: Vec<u32> = Vec::with_capacity(args.len());
+        for arg in args {
+            match arg {
+                Arg::Buffer(b) => words.push(self.memory(b)?.ptr),
+                Arg::U64(v) => words.push(*v),
+                Arg::U32(v) => halves.push(*v),
+            }
+        }
+        let (mut w, mut h) = (0, 0);
+        let mut params: Vec<*mut c_void> = Vec::with_capacity(args.len());
+        for arg in args {
+            if let Arg::U32(_) = arg {
+                params.push(std::ptr::from_mut(&mut halves[h]).cast());
+                h += 1;
+            } else {
+                params.push(std::ptr::from_mut(&mut words[w]).cast());
+                w += 1;
+            }
+        }
+        self.bind()?;
+        // SAFETY: `function` belongs to a module that `program` keeps loaded; `params` holds
+        // one pointer per kernel parameter, to a u64 (a device pointer or a pc_u64) or a u32
+        // (a pc_u32) as the kernel declares them — the executor passes the arguments each
+        // kernel of the dialect takes — and `words`/`halves` outlive the call, which copies
+        // the values before returning. The stream (the legacy default stream when null, else a
+        // run's own) orders the launch after the copies and launches queued on it before.
+        unsafe {
+            result::launch_kernel(
+                function.cu_function(),
+                (grid, 1, 1),
+                (group, 1, 1),
+                0,
+                stream,
+                &mut params,
+            )
+        }
+        .map_err(|e| api(DeviceErrorKind::Launch, &format!("launching `{kernel}`"), e))
     }
 }
 
@@ -268,76 +359,151 @@ impl Device for CudaDevice {
         group: u32,
         args: &[Arg<'_>],
     ) -> Result<(), DeviceError> {
-        let program = program.as_any().downcast_ref::<CudaProgram>().ok_or_else(|| {
-            DeviceError::new(DeviceErrorKind::Launch, "a program of another device was passed")
-        })?;
-        let function = {
-            let mut functions = program.functions.lock().unwrap_or_else(|p| p.into_inner());
-            match functions.get(kernel) {
-                Some(f) => f.clone(),
-                None => {
-                    let f = program.module.load_function(kernel).map_err(|e| {
-                        api(DeviceErrorKind::Launch, &format!("cuModuleGetFunction `{kernel}`"), e)
-                    })?;
-                    functions.insert(kernel.to_string(), f.clone());
-                    f
-                }
+        self.launch_on(std::ptr::null_mut(), program, kernel, items, group, args)
+    }
+
+    fn queue(&self) -> Result<Box<dyn Queue + '_>, DeviceError> {
+        let pooled = self.streams.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let stream = match pooled {
+            Some(stream) => stream,
+            None => {
+                self.bind()?;
+                let raw = result::stream::create(result::stream::StreamKind::NonBlocking)
+                    .map_err(|e| api(DeviceErrorKind::Launch, "cuStreamCreate", e))?;
+                Stream(raw)
             }
         };
-        let groups = items.div_ceil(u64::from(group.max(1)));
-        let grid =
-            u32::try_from(groups).ok().filter(|&g| g < i32::MAX as u32).ok_or_else(|| {
-                DeviceError::new(
-                    DeviceErrorKind::Launch,
-                    format!(
-                        "`{kernel}` over {items} work-items needs more blocks than CUDA allows"
-                    ),
-                )
-            })?;
-        // Every argument's value, kept alive (and unmoved) until the launch has read them.
-        let mut words: Vec<u64> = Vec::with_capacity(args.len());
-        let mut halves: Vec<u32> = Vec::with_capacity(args.len());
-        for arg in args {
-            match arg {
-                Arg::Buffer(b) => words.push(self.memory(b)?.ptr),
-                Arg::U64(v) => words.push(*v),
-                Arg::U32(v) => halves.push(*v),
-            }
-        }
-        let (mut w, mut h) = (0, 0);
-        let mut params: Vec<*mut c_void> = Vec::with_capacity(args.len());
-        for arg in args {
-            if let Arg::U32(_) = arg {
-                params.push(std::ptr::from_mut(&mut halves[h]).cast());
-                h += 1;
-            } else {
-                params.push(std::ptr::from_mut(&mut words[w]).cast());
-                w += 1;
-            }
-        }
-        self.bind()?;
-        // SAFETY: `function` belongs to a module that `program` keeps loaded; `params` holds
-        // one pointer per kernel parameter, to a u64 (a device pointer or a pc_u64) or a u32
-        // (a pc_u32) as the kernel declares them — the executor passes the arguments each
-        // kernel of the dialect takes — and `words`/`halves` outlive the call, which copies
-        // the values before returning. The legacy default stream (null) orders the launch
-        // after the copies and launches before it.
-        unsafe {
-            result::launch_kernel(
-                function.cu_function(),
-                (grid, 1, 1),
-                (group, 1, 1),
-                0,
-                std::ptr::null_mut(),
-                &mut params,
-            )
-        }
-        .map_err(|e| api(DeviceErrorKind::Launch, &format!("launching `{kernel}`"), e))
+        Ok(Box::new(CudaQueue { device: self, stream: Some(stream) }))
+    }
+
+    fn free_memory(&self) -> Option<u64> {
+        self.bind().ok()?;
+        result::mem_get_info().ok().map(|(free, _)| free as u64)
     }
 
     fn finish(&self) -> Result<(), DeviceError> {
         self.context
             .synchronize()
             .map_err(|e| api(DeviceErrorKind::Launch, "cuCtxSynchronize (a kernel failed)", e))
+    }
+}
+
+/// A stream of a device run: in order, returned to the device's pool when dropped.
+struct CudaQueue<'d> {
+    device: &'d CudaDevice,
+    stream: Option<Stream>,
+}
+
+impl CudaQueue<'_> {
+    fn raw(&self) -> sys::CUstream {
+        self.stream.as_ref().expect("a stream is only taken back when dropped").0
+    }
+}
+
+impl Drop for CudaQueue<'_> {
+    fn drop(&mut self) {
+        if let Some(stream) = self.stream.take() {
+            // Whatever a failed run left queued must end before the stream serves another
+            // run (its buffers go back to the arena); an error here was already reported.
+            if self.device.bind().is_ok() {
+                // SAFETY: the stream was created by `result::stream::create` and not destroyed.
+                let _ = unsafe { result::stream::synchronize(stream.0) };
+            }
+            self.device.streams.lock().unwrap_or_else(|p| p.into_inner()).push(stream);
+        }
+    }
+}
+
+impl Queue for CudaQueue<'_> {
+    fn write(&self, buffer: &Buffer, offset: usize, data: &[u8]) -> Result<(), DeviceError> {
+        // SAFETY: `data` is borrowed for the call, and the stream is synchronised before it
+        // returns, so the copy has read it.
+        unsafe { self.write_async(buffer, offset, data.as_ptr(), data.len())? };
+        self.finish()
+    }
+
+    unsafe fn write_async(
+        &self,
+        buffer: &Buffer,
+        offset: usize,
+        data: *const u8,
+        len: usize,
+    ) -> Result<(), DeviceError> {
+        if len == 0 {
+            return Ok(());
+        }
+        let memory = self.device.memory(buffer)?;
+        buffer.check_range(offset, len)?;
+        self.device.bind()?;
+        // SAFETY: the destination range lies inside the allocation (checked); the caller keeps
+        // `data..data + len` valid and unchanged until the stream is finished.
+        unsafe {
+            sys::cuMemcpyHtoDAsync_v2(
+                memory.ptr + offset as u64,
+                data.cast::<c_void>(),
+                len,
+                self.raw(),
+            )
+        }
+        .result()
+        .map_err(|e| api(DeviceErrorKind::Transfer, "cuMemcpyHtoDAsync", e))
+    }
+
+    unsafe fn read_async(
+        &self,
+        buffer: &Buffer,
+        offset: usize,
+        out: *mut u8,
+        len: usize,
+    ) -> Result<(), DeviceError> {
+        if len == 0 {
+            return Ok(());
+        }
+        let memory = self.device.memory(buffer)?;
+        buffer.check_range(offset, len)?;
+        self.device.bind()?;
+        // SAFETY: the source range lies inside the allocation (checked); the caller keeps
+        // `out..out + len` valid and untouched until the stream is finished.
+        unsafe {
+            sys::cuMemcpyDtoHAsync_v2(
+                out.cast::<c_void>(),
+                memory.ptr + offset as u64,
+                len,
+                self.raw(),
+            )
+        }
+        .result()
+        .map_err(|e| api(DeviceErrorKind::Transfer, "cuMemcpyDtoHAsync", e))
+    }
+
+    fn zero(&self, buffer: &Buffer, offset: usize, len: usize) -> Result<(), DeviceError> {
+        if len == 0 {
+            return Ok(());
+        }
+        let memory = self.device.memory(buffer)?;
+        buffer.check_range(offset, len)?;
+        self.device.bind()?;
+        // SAFETY: the range lies inside the allocation (checked); the stream is this run's.
+        unsafe { result::memset_d8_async(memory.ptr + offset as u64, 0, len, self.raw()) }
+            .map_err(|e| api(DeviceErrorKind::Transfer, "cuMemsetD8Async", e))
+    }
+
+    fn launch(
+        &self,
+        program: &dyn Program,
+        kernel: &str,
+        items: u64,
+        group: u32,
+        args: &[Arg<'_>],
+    ) -> Result<(), DeviceError> {
+        self.device.launch_on(self.raw(), program, kernel, items, group, args)
+    }
+
+    fn finish(&self) -> Result<(), DeviceError> {
+        self.device.bind()?;
+        // SAFETY: the stream was created by `result::stream::create` and is not destroyed
+        // while the pool holds it.
+        unsafe { result::stream::synchronize(self.raw()) }
+            .map_err(|e| api(DeviceErrorKind::Launch, "cuStreamSynchronize (a kernel failed)", e))
     }
 }

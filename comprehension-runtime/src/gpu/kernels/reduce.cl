@@ -6,7 +6,7 @@
  * elements' order (left before right), as the CPU's reducers do.
  *
  * - PC_RED_group: a work-group's values reduced in order (a tree over neighbours);
- * - PC_RED_partials: partial results reduced tile by tile, in order;
+ * - PC_RED_partials: partial results reduced in order (all of them by one work-group);
  * - PC_RED_fill: a result column set to the identity (groups with no element keep it);
  * - PC_RED_segtiles, PC_RED_segcarries, PC_RED_segapply: a segmented reduction by group: the
  *   values of a chunk, each tagged with the group (the outer element) it belongs to, groups in
@@ -34,20 +34,23 @@ PC_FN PC_R_T PC_R_(_group)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps,
   return scratch[0];
 }
 
-/* out[g] = the reduction of in[g * PC_TILE ...], work-item t reducing PC_ITEMS consecutive
- * values first. */
+/* out[at + g] = the reduction of in[g * PC_WG * per ...], in order: work-item t reduces the
+ * `per` consecutive values from (g * PC_WG + t) * per, then the work-group combines them left
+ * to right. Launched as one work-group (per = n / PC_WG rounded up) it reduces all n values in
+ * one launch, and may write into `in` itself: every read happens before the group's barriers,
+ * the one write after them. */
 PC_KERNEL void PC_R_(_partials)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps, pc_u64 n,
-                                PC_GLOBAL const pc_u8 *in, pc_u64 in_cap, pc_u64 out_cap,
-                                PC_GLOBAL pc_u8 *out) {
+                                PC_GLOBAL const pc_u8 *in, pc_u64 in_cap, pc_u64 per,
+                                pc_u64 out_cap, PC_GLOBAL pc_u8 *out, pc_u64 at) {
   PC_LOCAL_ARRAY(PC_R_T, scratch, PC_WG);
   pc_u32 t = PC_LOCAL_ID();
-  pc_u64 first = PC_GROUP_ID() * (pc_u64)PC_TILE + (pc_u64)t * PC_ITEMS;
+  pc_u64 first = (PC_GROUP_ID() * (pc_u64)PC_WG + t) * per;
   PC_R_T acc = PC_R_(_identity)(pc_fault, pc_caps);
-  for (pc_u32 k = 0; k < PC_ITEMS; k++) {
+  for (pc_u64 k = 0; k < per; k++) {
     if (first + k < n) acc = PC_R_OP(acc, PC_LOAD(PC_RED_C)(in, in_cap, first + k));
   }
   acc = PC_R_(_group)(pc_fault, pc_caps, scratch, acc);
-  if (t == 0) PC_STORE(PC_RED_C)(out, out_cap, PC_GROUP_ID(), acc);
+  if (t == 0) PC_STORE(PC_RED_C)(out, out_cap, at + PC_GROUP_ID(), acc);
 }
 
 PC_KERNEL void PC_R_(_fill)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps, pc_u64 n,

@@ -5,7 +5,9 @@
 //! a GPU is preferred over an accelerator over a CPU, and `PARCOMP_OPENCL_DEVICE` picks a
 //! device whose name or platform contains the given text.
 
-use super::device::{Arg, Buffer, Device, DeviceError, DeviceErrorKind, DeviceInfo, Program};
+use super::device::{
+    Arg, Buffer, Device, DeviceError, DeviceErrorKind, DeviceInfo, Program, Queue,
+};
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
 use opencl3::device::{
@@ -16,19 +18,21 @@ use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer as ClBuffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::platform::get_platforms;
 use opencl3::program::Program as ClProgram;
-use opencl3::types::{cl_device_id, CL_BLOCKING};
+use opencl3::types::{cl_device_id, CL_BLOCKING, CL_NON_BLOCKING};
 use std::any::Any;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::ptr;
 use std::sync::Mutex;
 
-/// An OpenCL device with its context and one in-order queue.
+/// An OpenCL device with its context, one in-order queue for the device's own calls, and a
+/// pool of in-order queues that device runs take one of each.
 pub(crate) struct OpenClDevice {
     info: DeviceInfo,
     id: cl_device_id,
     context: Context,
     queue: CommandQueue,
+    queues: Mutex<Vec<CommandQueue>>,
 }
 
 // SAFETY: OpenCL objects (context, queue, device id) may be used from any thread: the OpenCL
@@ -141,7 +145,7 @@ impl OpenClDevice {
             // OpenCL does not tell the memory's bandwidth.
             peak_bandwidth: None,
         };
-        Ok(OpenClDevice { info, id, context, queue })
+        Ok(OpenClDevice { info, id, context, queue, queues: Mutex::default() })
     }
 }
 
@@ -237,43 +241,23 @@ impl Device for OpenClDevice {
         Ok(Buffer { raw: Box::new(ClMemOf(buffer)), bytes })
     }
 
+    fn queue(&self) -> Result<Box<dyn Queue + '_>, DeviceError> {
+        let pooled = self.queues.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let queue = match pooled {
+            Some(queue) => queue,
+            #[allow(deprecated)]
+            None => CommandQueue::create_default(&self.context, 0)
+                .map_err(|e| api(DeviceErrorKind::Launch, "clCreateCommandQueue", e))?,
+        };
+        Ok(Box::new(ClQueue { device: self, queue: Some(queue) }))
+    }
+
     fn write(&self, buffer: &Buffer, offset: usize, data: &[u8]) -> Result<(), DeviceError> {
-        if data.is_empty() {
-            return Ok(());
-        }
-        buffer.check_range(offset, data.len())?;
-        let mem = mem_of(buffer);
-        // SAFETY: the write is blocking, so `data` outlives the copy; the range was checked to
-        // lie inside the buffer. The buffer handle is only read (`cl_mem` is a reference).
-        unsafe {
-            let raw = mem.0.get();
-            cl3::command_queue::enqueue_write_buffer(
-                self.queue.get(),
-                raw,
-                CL_BLOCKING,
-                offset,
-                data.len(),
-                data.as_ptr() as *const c_void,
-                0,
-                ptr::null(),
-            )
-            .map(|event| {
-                let _ = opencl3::event::Event::new(event);
-            })
-        }
-        .map_err(|e| api(DeviceErrorKind::Transfer, "clEnqueueWriteBuffer", e))
+        write(&self.queue, buffer, offset, data)
     }
 
     fn read(&self, buffer: &Buffer, offset: usize, out: &mut [u8]) -> Result<(), DeviceError> {
-        if out.is_empty() {
-            return Ok(());
-        }
-        buffer.check_range(offset, out.len())?;
-        let mem = mem_of(buffer);
-        // SAFETY: the read is blocking, so `out` outlives the copy; the range was checked.
-        unsafe { self.queue.enqueue_read_buffer(&mem.0, CL_BLOCKING, offset, out, &[]) }
-            .map(drop)
-            .map_err(|e| api(DeviceErrorKind::Transfer, "clEnqueueReadBuffer", e))
+        read(&self.queue, buffer, offset, out)
     }
 
     fn launch(
@@ -284,60 +268,253 @@ impl Device for OpenClDevice {
         group: u32,
         args: &[Arg<'_>],
     ) -> Result<(), DeviceError> {
-        if items == 0 {
-            return Ok(());
-        }
-        let program = program
-            .as_any()
-            .downcast_ref::<ClProgramOf>()
-            .expect("parcomp internal error: an OpenCL launch of another API's program");
-        let mut kernels = program.kernels.lock().unwrap_or_else(|p| p.into_inner());
-        if !kernels.contains_key(kernel) {
-            let k = Kernel::create(&program.program, kernel).map_err(|e| {
-                api(DeviceErrorKind::Launch, &format!("clCreateKernel `{kernel}`"), e)
-            })?;
-            kernels.insert(kernel.to_string(), k);
-        }
-        let k = &kernels[kernel];
-        check_arguments(k, kernel, args)?;
-        for (index, arg) in args.iter().enumerate() {
-            let index = index as u32;
-            // SAFETY: each argument is passed with the size of the C type the kernel declares
-            // for it: a `cl_mem` for `PC_GLOBAL` pointers, 8 bytes for `pc_u64`, 4 for
-            // `pc_u32` (the kernel signatures and the argument lists are written together).
-            let set = unsafe {
-                match arg {
-                    Arg::Buffer(b) => k.set_arg(index, &mem_of(b).0.get()),
-                    Arg::U64(v) => k.set_arg(index, v),
-                    Arg::U32(v) => k.set_arg(index, v),
-                }
-            };
-            set.map_err(|e| {
-                api(DeviceErrorKind::Launch, &format!("clSetKernelArg {index} of `{kernel}`"), e)
-            })?;
-        }
-        let group = group.max(1) as u64;
-        let global = items.div_ceil(group) * group;
-        let global = [global as usize];
-        let local = [group as usize];
-        // SAFETY: the kernel's arguments were all set above, with the mutex still held.
-        unsafe {
-            self.queue.enqueue_nd_range_kernel(
-                k.get(),
-                1,
-                ptr::null(),
-                global.as_ptr(),
-                local.as_ptr(),
-                &[],
-            )
-        }
-        .map(drop)
-        .map_err(|e| api(DeviceErrorKind::Launch, &format!("clEnqueueNDRangeKernel `{kernel}`"), e))
+        launch(&self.queue, program, kernel, items, group, args)
     }
 
     fn finish(&self) -> Result<(), DeviceError> {
-        self.queue.finish().map_err(|e| api(DeviceErrorKind::Launch, "clFinish", e))
+        finish(&self.queue)
     }
+}
+
+/// A queue of a device run: in order, returned to the device's pool when dropped.
+struct ClQueue<'d> {
+    device: &'d OpenClDevice,
+    queue: Option<CommandQueue>,
+}
+
+impl ClQueue<'_> {
+    fn queue(&self) -> &CommandQueue {
+        self.queue.as_ref().expect("a queue is only taken back when dropped")
+    }
+}
+
+impl Drop for ClQueue<'_> {
+    fn drop(&mut self) {
+        if let Some(queue) = self.queue.take() {
+            // Whatever a failed run left queued must end before the queue serves another run
+            // (its buffers go back to the arena); an error here was already reported.
+            let _ = queue.finish();
+            self.device.queues.lock().unwrap_or_else(|p| p.into_inner()).push(queue);
+        }
+    }
+}
+
+// SAFETY: a command queue may be used from any thread (OpenCL 1.1+); the run that owns a
+// `ClQueue` is its only user.
+unsafe impl Send for ClQueue<'_> {}
+
+impl Queue for ClQueue<'_> {
+    fn write(&self, buffer: &Buffer, offset: usize, data: &[u8]) -> Result<(), DeviceError> {
+        write(self.queue(), buffer, offset, data)
+    }
+
+    unsafe fn write_async(
+        &self,
+        buffer: &Buffer,
+        offset: usize,
+        data: *const u8,
+        len: usize,
+    ) -> Result<(), DeviceError> {
+        if len == 0 {
+            return Ok(());
+        }
+        buffer.check_range(offset, len)?;
+        // SAFETY: the range lies inside the buffer (checked); the caller keeps `data` valid
+        // and unchanged until the queue is finished, which is when a non-blocking write has
+        // certainly read it. The event is released at once (the queue is in order).
+        unsafe {
+            cl3::command_queue::enqueue_write_buffer(
+                self.queue().get(),
+                mem_of(buffer).0.get(),
+                CL_NON_BLOCKING,
+                offset,
+                len,
+                data.cast::<c_void>(),
+                0,
+                ptr::null(),
+            )
+            .map(release)
+        }
+        .map_err(|e| api(DeviceErrorKind::Transfer, "clEnqueueWriteBuffer", e))
+    }
+
+    unsafe fn read_async(
+        &self,
+        buffer: &Buffer,
+        offset: usize,
+        out: *mut u8,
+        len: usize,
+    ) -> Result<(), DeviceError> {
+        if len == 0 {
+            return Ok(());
+        }
+        buffer.check_range(offset, len)?;
+        // SAFETY: the range lies inside the buffer (checked); the caller keeps `out` valid and
+        // untouched until the queue is finished, when the non-blocking read has written it.
+        unsafe {
+            cl3::command_queue::enqueue_read_buffer(
+                self.queue().get(),
+                mem_of(buffer).0.get(),
+                CL_NON_BLOCKING,
+                offset,
+                len,
+                out.cast::<c_void>(),
+                0,
+                ptr::null(),
+            )
+            .map(release)
+        }
+        .map_err(|e| api(DeviceErrorKind::Transfer, "clEnqueueReadBuffer", e))
+    }
+
+    fn zero(&self, buffer: &Buffer, offset: usize, len: usize) -> Result<(), DeviceError> {
+        if len == 0 {
+            return Ok(());
+        }
+        buffer.check_range(offset, len)?;
+        let pattern = 0u8;
+        // SAFETY: the range lies inside the buffer (checked); OpenCL copies the one-byte
+        // pattern before the call returns, so a local may hold it.
+        unsafe {
+            cl3::command_queue::enqueue_fill_buffer(
+                self.queue().get(),
+                mem_of(buffer).0.get(),
+                std::ptr::from_ref(&pattern).cast::<c_void>(),
+                1,
+                offset,
+                len,
+                0,
+                ptr::null(),
+            )
+            .map(release)
+        }
+        .map_err(|e| api(DeviceErrorKind::Transfer, "clEnqueueFillBuffer", e))
+    }
+
+    fn launch(
+        &self,
+        program: &dyn Program,
+        kernel: &str,
+        items: u64,
+        group: u32,
+        args: &[Arg<'_>],
+    ) -> Result<(), DeviceError> {
+        launch(self.queue(), program, kernel, items, group, args)
+    }
+
+    fn finish(&self) -> Result<(), DeviceError> {
+        finish(self.queue())
+    }
+}
+
+/// Releases the event of a queued command: the queues are in order, so nothing waits on it.
+fn release(event: opencl3::types::cl_event) {
+    if !event.is_null() {
+        // SAFETY: the event was just returned by an enqueue call and is released once.
+        let _ = unsafe { cl3::event::release_event(event) };
+    }
+}
+
+fn write(
+    queue: &CommandQueue,
+    buffer: &Buffer,
+    offset: usize,
+    data: &[u8],
+) -> Result<(), DeviceError> {
+    if data.is_empty() {
+        return Ok(());
+    }
+    buffer.check_range(offset, data.len())?;
+    let mem = mem_of(buffer);
+    // SAFETY: the write is blocking, so `data` outlives the copy; the range was checked to
+    // lie inside the buffer. The buffer handle is only read (`cl_mem` is a reference).
+    unsafe {
+        cl3::command_queue::enqueue_write_buffer(
+            queue.get(),
+            mem.0.get(),
+            CL_BLOCKING,
+            offset,
+            data.len(),
+            data.as_ptr() as *const c_void,
+            0,
+            ptr::null(),
+        )
+        .map(release)
+    }
+    .map_err(|e| api(DeviceErrorKind::Transfer, "clEnqueueWriteBuffer", e))
+}
+
+fn read(
+    queue: &CommandQueue,
+    buffer: &Buffer,
+    offset: usize,
+    out: &mut [u8],
+) -> Result<(), DeviceError> {
+    if out.is_empty() {
+        return Ok(());
+    }
+    buffer.check_range(offset, out.len())?;
+    let mem = mem_of(buffer);
+    // SAFETY: the read is blocking, so `out` outlives the copy; the range was checked.
+    unsafe { queue.enqueue_read_buffer(&mem.0, CL_BLOCKING, offset, out, &[]) }
+        .map(drop)
+        .map_err(|e| api(DeviceErrorKind::Transfer, "clEnqueueReadBuffer", e))
+}
+
+fn launch(
+    queue: &CommandQueue,
+    program: &dyn Program,
+    kernel: &str,
+    items: u64,
+    group: u32,
+    args: &[Arg<'_>],
+) -> Result<(), DeviceError> {
+    if items == 0 {
+        return Ok(());
+    }
+    let program = program
+        .as_any()
+        .downcast_ref::<ClProgramOf>()
+        .expect("parcomp internal error: an OpenCL launch of another API's program");
+    let mut kernels = program.kernels.lock().unwrap_or_else(|p| p.into_inner());
+    if !kernels.contains_key(kernel) {
+        let k = Kernel::create(&program.program, kernel)
+            .map_err(|e| api(DeviceErrorKind::Launch, &format!("clCreateKernel `{kernel}`"), e))?;
+        kernels.insert(kernel.to_string(), k);
+    }
+    let k = &kernels[kernel];
+    check_arguments(k, kernel, args)?;
+    for (index, arg) in args.iter().enumerate() {
+        let index = index as u32;
+        // SAFETY: each argument is passed with the size of the C type the kernel declares
+        // for it: a `cl_mem` for `PC_GLOBAL` pointers, 8 bytes for `pc_u64`, 4 for
+        // `pc_u32` (the kernel signatures and the argument lists are written together).
+        let set = unsafe {
+            match arg {
+                Arg::Buffer(b) => k.set_arg(index, &mem_of(b).0.get()),
+                Arg::U64(v) => k.set_arg(index, v),
+                Arg::U32(v) => k.set_arg(index, v),
+            }
+        };
+        set.map_err(|e| {
+            api(DeviceErrorKind::Launch, &format!("clSetKernelArg {index} of `{kernel}`"), e)
+        })?;
+    }
+    let group = group.max(1) as u64;
+    let global = items.div_ceil(group) * group;
+    let global = [global as usize];
+    let local = [group as usize];
+    // SAFETY: the kernel's arguments were all set above, with the mutex still held (the
+    // arguments are captured at enqueue, so another queue may set them again after).
+    unsafe {
+        queue.enqueue_nd_range_kernel(k.get(), 1, ptr::null(), global.as_ptr(), local.as_ptr(), &[])
+    }
+    .map(drop)
+    .map_err(|e| api(DeviceErrorKind::Launch, &format!("clEnqueueNDRangeKernel `{kernel}`"), e))
+}
+
+fn finish(queue: &CommandQueue) -> Result<(), DeviceError> {
+    queue.finish().map_err(|e| api(DeviceErrorKind::Launch, "clFinish", e))
 }
 
 /// Checks `args` against the parameters `kernel` declares: their number, and a buffer exactly

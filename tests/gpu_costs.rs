@@ -1,0 +1,128 @@
+//! The device's counted costs, held as budgets that any device meets at any size: copies,
+//! bytes converted on the host, launches, host waits and allocations per run, for each plan
+//! shape the gpu README lists (`comprehension-runtime/src/gpu/README.md`, "What a run costs").
+//! These are counts, not timings: they carry over from PoCL to a GPU.
+
+mod support;
+
+use parcomp::{par, par_count, par_sum, Jagged, RunStats};
+use support::on_device;
+
+/// The statistics of `f`'s device run (`f` runs one comprehension), with its result checked
+/// against the sequential backend.
+fn costs<T: PartialEq + std::fmt::Debug>(f: impl Fn() -> T) -> Option<(T, RunStats)> {
+    let want = parcomp::with_backend(parcomp::Backend::Sequential, &f);
+    on_device(|| {
+        let got = f();
+        assert_eq!(got, want, "the device differs from the sequential backend");
+        (got, parcomp::gpu_stats().expect("the device ran it"))
+    })
+}
+
+#[test]
+fn a_sum_of_a_slice_is_one_copy_two_launches_one_wait() {
+    for n in [1usize, 1000, 300_000, 3_000_000] {
+        let v: Vec<u64> = (0..n as u64).map(|i| i.wrapping_mul(0x9E37_79B9) % 1_000_003).collect();
+        let Some((_, s)) = costs(|| par_sum![x | x <- &v]) else { return };
+        assert_eq!(s.copies_in, 1, "n = {n}: {s:?}");
+        assert_eq!(s.bytes_in, 8 * n as u64, "n = {n}");
+        assert_eq!(s.bytes_converted, 0, "n = {n}");
+        assert!(s.launches <= 2, "n = {n}: {} launches", s.launches);
+        assert_eq!(s.host_waits, 1, "n = {n}");
+        assert_eq!(s.copies_out, 1, "n = {n}: only the result comes back, with the fault word");
+        // Every element read once; the partials add a small fraction, and a constant (the
+        // last work-group's partial written and read) that only a tiny input notices.
+        assert!(
+            s.dram_bytes <= s.dram_minimum * 3 / 2 + 64,
+            "n = {n}: {} modelled bytes against a minimum of {}",
+            s.dram_bytes,
+            s.dram_minimum
+        );
+    }
+}
+
+#[test]
+fn primitive_results_come_back_without_conversion() {
+    let v: Vec<u32> = (0..200_000).collect();
+    let Some((_, s)) = costs(|| par![x * 3 | x <- &v]) else { return };
+    assert_eq!((s.copies_in, s.copies_out, s.bytes_converted), (1, 1, 0), "{s:?}");
+    assert_eq!((s.launches, s.host_waits), (1, 1), "{s:?}");
+    assert_eq!(s.bytes_out, 4 * 200_000);
+    // Over a range nothing is copied in at all.
+    let Some((_, s)) = costs(|| par![x as f64 * 0.5 | x <- 0..100_000u32]) else { return };
+    assert_eq!((s.copies_in, s.bytes_in, s.bytes_converted), (0, 0, 0), "{s:?}");
+}
+
+#[test]
+fn tuples_are_split_and_assembled_once() {
+    let pairs: Vec<(u32, f64)> = (0..50_000).map(|i| (i, i as f64 * 0.25)).collect();
+    let Some((_, s)) = costs(|| par![(b, a + 1) | (a, b) <- &pairs]) else { return };
+    // The input's two columns, then the output's two, each converted once on the host.
+    assert_eq!(s.bytes_converted, 50_000 * (4 + 8) * 2, "{s:?}");
+    assert_eq!((s.copies_in, s.host_waits), (1, 1), "{s:?}");
+}
+
+#[test]
+fn host_waits_per_plan_shape_do_not_grow_with_the_size() {
+    // (shape, host waits, launches) for two sizes each: the same counts.
+    for n in [50u64, 700] {
+        let Some((_, expand)) = costs(|| par![(x, y) | x <- 0..n, y <- 0..x]) else { return };
+        // The sizes' total, then the values.
+        assert_eq!((expand.host_waits, expand.launches), (2, 8), "expand, n = {n}: {expand:?}");
+
+        let Some((_, filtered)) = costs(|| par![(x, y) | x <- 0..n, y <- 0..x, (x + y) % 3 == 0])
+        else {
+            return;
+        };
+        // The sizes' total, the kept count, the values.
+        assert_eq!(filtered.host_waits, 3, "expand + filter, n = {n}: {filtered:?}");
+
+        let Some((_, product)) = costs(|| par![(x, y) | x <- 0..n, y <- 0..n, (x * y) % 7 == 1])
+        else {
+            return;
+        };
+        // The regular size, the kept count, the values.
+        assert_eq!(product.host_waits, 3, "filtered product, n = {n}: {product:?}");
+
+        let Some((_, count)) = costs(|| par_count![() | x <- 0..n, y <- 0..x, (x ^ y) % 5 == 0])
+        else {
+            return;
+        };
+        // The sizes' total, the count.
+        assert_eq!(count.host_waits, 2, "filtered count, n = {n}: {count:?}");
+
+        let rows: Vec<Vec<(usize, f64)>> =
+            (0..n as usize).map(|i| (0..i % 17).map(|c| (c, c as f64)).collect()).collect();
+        let m = Jagged::from(rows);
+        let x: Vec<f64> = (0..17).map(|c| c as f64 * 0.5).collect();
+        let Some((_, nested)) =
+            costs(|| par![par_sum![v * x[c] | (c, v) <- m.row(i)] | i <- 0..m.len()])
+        else {
+            return;
+        };
+        // The inner space's total, the results.
+        assert_eq!(nested.host_waits, 2, "nested reduction, n = {n}: {nested:?}");
+        // The header, the matrix's values and offsets, `x`: one copy each; only the matrix's
+        // `(usize, f64)` values are split into two columns on the host.
+        assert_eq!(nested.copies_in, 4, "{nested:?}");
+        assert_eq!(nested.bytes_converted, m.values().len() as u64 * 16, "{nested:?}");
+    }
+}
+
+#[test]
+fn a_second_run_allocates_nothing() {
+    let v: Vec<u64> = (0..100_000).collect();
+    let run = || par![(x, y) | x <- &v, y <- 0..x % 5, (x + y) % 3 != 0];
+    let Some((_, first)) = costs(run) else { return };
+    let Some((_, second)) = costs(run) else { return };
+    assert!(first.allocations > 0, "{first:?}");
+    assert_eq!(second.allocations, 0, "the arena serves every buffer: {second:?}");
+}
+
+#[test]
+fn a_large_space_runs_in_one_chunk() {
+    // The chunk follows the device's memory: ten million positions are one chunk per level.
+    let Some((sum, s)) = costs(|| par_sum![x as u64 | x <- 0..10_000_000u32]) else { return };
+    assert_eq!(sum, 10_000_000 * 9_999_999 / 2);
+    assert_eq!(s.chunks, 1, "chunks of {} positions: {s:?}", s.chunk_size);
+}
