@@ -6,6 +6,7 @@
 //! cargo run --release --example gpu_report --features opencl            # reduced sizes
 //! cargo run --release --example gpu_report --features opencl -- --full  # the README's sizes
 //! cargo run --release --example gpu_report --features cuda -- --full    # on an NVIDIA GPU
+//! cargo run --release --example gpu_report --features opencl -- --baselines-only  # the last table
 //! ```
 //!
 //! For each workload: the end-to-end median on the device (everything a caller waits for:
@@ -17,6 +18,8 @@
 //! (bytes read per second). On PoCL the "device" is this machine's CPU: the numbers describe an
 //! OpenCL CPU runtime, not a GPU, and the report says so.
 
+#[path = "support/baselines/mod.rs"]
+mod baselines;
 #[path = "support/lines.rs"]
 mod lines;
 #[path = "support/pythagorean.rs"]
@@ -157,6 +160,11 @@ fn main() {
     };
     let size = if full { Size::Full } else { Size::Reduced };
     rayon::broadcast(|_| ());
+    if args.iter().any(|a| a == "--baselines-only") {
+        let section = baselines_or_exit(backend, size, reps, "");
+        print!("Device: {device}.\n\n{section}");
+        return;
+    }
     let mut rows = Vec::new();
 
     // What a device run costs whatever its size: launches, copies, reading back.
@@ -374,5 +382,20 @@ fn main() {
             stats.launches
         );
     }
+    // The hand-written baselines, after every other row, so that their data sets are not held
+    // while the rows above run.
+    let _ = writeln!(out);
+    let section = baselines_or_exit(backend, size, reps, &out);
+    out.push_str(&section);
     print!("{out}");
+}
+
+/// The hand-written baselines' section; on a failure, prints what the report has so far
+/// (`done`) and the error, and exits with status 1.
+fn baselines_or_exit(backend: Backend, size: Size, reps: usize, done: &str) -> String {
+    baselines::report(backend, size, reps).unwrap_or_else(|e| {
+        print!("{done}");
+        eprintln!("gpu_report: the hand-written baselines failed: {e}");
+        std::process::exit(1)
+    })
 }
