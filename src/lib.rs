@@ -150,7 +150,24 @@
 //!
 //! Comprehensions run on rayon, in the caller's current thread pool. `PARCOMP_BACKEND=seq`
 //! selects the sequential reference backend for a whole process, [`with_backend`] for a
-//! closure on the current thread.
+//! closure on the current thread. With the `opencl` or `cuda` feature, comprehensions the
+//! device can run go to a GPU when one is present and the work is large enough (see the
+//! README's "On a device").
+//!
+//! ## Data that stays on the device
+//!
+//! A [`DeviceVec`] is uploaded once and read by any number of comprehensions without another
+//! copy; [`par_device!`] leaves its result there for the next one; [`DeviceJagged`] keeps an
+//! array of rows. Without a device they hold their values on the host, so the same program
+//! runs everywhere:
+//!
+//! ```
+//! use parcomp::{par_device, par_sum, DeviceVec};
+//! let v = DeviceVec::from_slice(&[1u64, 2, 3, 4]);
+//! let squares: DeviceVec<u64> = par_device![x * x | x <- &v];
+//! assert_eq!(par_sum![s | s <- &squares], 30);
+//! assert_eq!(squares.to_vec(), [1, 4, 9, 16]);
+//! ```
 //!
 //! ## The segmented primitives
 //!
@@ -158,8 +175,8 @@
 //! [`segmented`].
 
 pub use comprehension_macros::{
-    par, par_all, par_any, par_count, par_explain, par_fn, par_kernel, par_max, par_max_by_key,
-    par_min, par_min_by_key, par_product, par_reduce, par_sum,
+    par, par_all, par_any, par_count, par_device, par_explain, par_fn, par_kernel, par_max,
+    par_max_by_key, par_min, par_min_by_key, par_product, par_reduce, par_sum,
 };
 pub use comprehension_runtime::gpu::{
     device_for as gpu_device, last_run_stats as gpu_stats, KernelCost, RunStats,
@@ -168,7 +185,7 @@ pub use comprehension_runtime::segmented;
 pub use comprehension_runtime::transform::{ByOrd, OrderKey};
 pub use comprehension_runtime::{
     backend, device_threshold, set_device_threshold, trace, with_backend, Backend, BackendReport,
-    Jagged, JaggedError, Rows, Source,
+    DeviceJagged, DeviceVec, Jagged, JaggedError, Rows, Source,
 };
 
 #[doc(hidden)]
@@ -204,6 +221,7 @@ pub mod __rt {
     pub use comprehension_runtime::transform::{
         group_by, order_by, skip_vec, take_first, take_vec, Keyed, Take, Window,
     };
+    pub use comprehension_runtime::DeviceVec;
     pub use comprehension_runtime::{Site, Source};
 
     /// The static device plans the macro emits.

@@ -144,8 +144,8 @@ fn panics_everywhere(f: impl Fn() + Sync) -> Vec<String> {
         panic_message(|| with_backend(Backend::Rayon, &f)),
         panic_message(|| with_backend(Backend::Rayon, || with_eager_splitting(&f))),
     ];
-    if support::device() {
-        messages.push(panic_message(|| with_backend(Backend::OpenCl, &f)));
+    for &backend in support::devices() {
+        messages.push(panic_message(|| with_backend(backend, &f)));
     }
     messages
 }

@@ -20,7 +20,11 @@ fn is_child() -> bool {
 fn child(name: &str, env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(std::env::current_exe().unwrap());
     command.args(["--exact", name, "--ignored", "--nocapture", "--test-threads=1"]);
-    command.env(CHILD, "1").env_remove("PARCOMP_BACKEND").env_remove("PARCOMP_TRACE");
+    command
+        .env(CHILD, "1")
+        .env_remove("PARCOMP_BACKEND")
+        .env_remove("PARCOMP_TRACE")
+        .env_remove("PARCOMP_DEVICE_MIN_WORK");
     for (key, value) in env {
         command.env(key, value);
     }
@@ -70,7 +74,7 @@ fn counts(output: &Output) -> (u32, u32) {
 
 #[test]
 fn disk_cache_serves_a_second_process() {
-    if !support::device() {
+    if !support::present(Backend::OpenCl) {
         return;
     }
     let dir = scratch("cache");
@@ -122,7 +126,7 @@ fn child_runs_two_comprehensions() {
 
 #[test]
 fn forcing_an_absent_device_is_an_error_saying_what_was_looked_for() {
-    if !support::device() {
+    if !support::present(Backend::OpenCl) {
         return;
     }
     // No device matches the name asked for.
@@ -152,38 +156,100 @@ fn forcing_an_absent_device_is_an_error_saying_what_was_looked_for() {
 
 #[test]
 fn without_a_device_the_cpu_runs_everything_and_says_why_once() {
-    if !support::device() {
+    if !support::present(Backend::OpenCl) {
         return;
     }
-    let output =
-        child("child_runs_two_comprehensions", &[("PARCOMP_OPENCL_DEVICE", "no-such-device")]);
+    // No OpenCL device matches, and no CUDA device has that number (in a build with CUDA).
+    let output = child(
+        "child_runs_two_comprehensions",
+        &[("PARCOMP_OPENCL_DEVICE", "no-such-device"), ("PARCOMP_CUDA_DEVICE", "4096")],
+    );
     let (stdout, stderr) = text(&output);
     assert!(output.status.success(), "{stdout}\n{stderr}");
     let said: Vec<&str> = stderr.lines().filter(|l| l.starts_with("parcomp:")).collect();
     assert_eq!(said.len(), 1, "{stderr}");
-    assert!(
-        said[0].starts_with("parcomp: comprehensions run on rayon: no available OpenCL device"),
-        "{stderr}"
-    );
+    // With CUDA in the build too, the line says why for each device backend.
+    let opencl = if Backend::DEVICES.contains(&Backend::Cuda) {
+        "; opencl: no available OpenCL device"
+    } else {
+        "parcomp: comprehensions run on rayon: no available OpenCL device"
+    };
+    assert!(said[0].starts_with("parcomp: comprehensions run on rayon: "), "{stderr}");
+    assert!(said[0].contains(opencl), "{stderr}");
+    let names: Vec<&str> = Backend::DEVICES.iter().map(|b| b.name()).collect();
+    let because = format!("ran on rayon because no {} device: ", names.join(" or "));
     let runs: Vec<&str> =
         stdout.lines().filter_map(|l| l.find("ran on").map(|at| &l[at..])).collect();
     assert_eq!(runs.len(), 2, "{stdout}");
     for run in runs {
-        assert!(run.starts_with("ran on rayon because no opencl device: "), "{run}");
+        assert!(run.starts_with(&because), "{run}");
     }
 }
 
 #[test]
 fn the_trace_names_the_place_and_the_backend() {
-    if !support::device() {
+    // The automatic choice's device: the first of the build's device backends present.
+    let Some(&device) = support::devices().first() else {
         return;
-    }
-    let output = child("child_runs_two_comprehensions", &[("PARCOMP_TRACE", "1")]);
+    };
+    // A threshold below the comprehensions' work, whatever the calibration found.
+    let output = child(
+        "child_runs_two_comprehensions",
+        &[("PARCOMP_TRACE", "1"), ("PARCOMP_DEVICE_MIN_WORK", "1000")],
+    );
     let (stdout, stderr) = text(&output);
     assert!(output.status.success(), "{stdout}\n{stderr}");
     let lines: Vec<&str> = stderr.lines().filter(|l| l.contains("gpu_process.rs:")).collect();
     assert_eq!(lines.len(), 2, "{stderr}");
     for line in lines {
-        assert!(line.contains("opencl"), "{line}");
+        assert!(line.contains(device.name()), "{line}");
     }
+}
+
+#[test]
+#[ignore = "run by the_calibration_is_cached_for_the_next_process"]
+fn child_calibration() {
+    if !is_child() {
+        return;
+    }
+    let report = parcomp::backend();
+    let calibration = report.calibration.as_ref().expect("the automatic choice calibrated");
+    println!("{calibration}");
+    println!("cached={} threshold={}", calibration.cached, calibration.threshold);
+    assert_eq!(parcomp::device_threshold(), calibration.threshold, "{report}");
+}
+
+/// What [`child_calibration`] printed: whether the figures came from the cache, and the
+/// threshold.
+fn calibrated(output: &Output) -> (bool, u64) {
+    let (stdout, stderr) = text(output);
+    assert!(output.status.success(), "the child failed:\n{stdout}\n{stderr}");
+    let line = stdout.lines().find_map(|l| l.find("cached=").map(|at| &l[at..])).expect(&stdout);
+    let mut words = line.split(' ').map(|w| w.split('=').nth(1).unwrap());
+    (words.next().unwrap().parse().unwrap(), words.next().unwrap().parse().unwrap())
+}
+
+#[test]
+fn the_calibration_is_cached_for_the_next_process() {
+    if !support::device() {
+        return;
+    }
+    let dir = scratch("calibration");
+    let env = [("PARCOMP_CACHE_DIR", dir.to_str().unwrap())];
+    // The first process measures and stores; the second reads the same figures back.
+    let (cached, threshold) = calibrated(&child("child_calibration", &env));
+    assert!(!cached);
+    assert_eq!(calibrated(&child("child_calibration", &env)), (true, threshold));
+    let stored: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(stored.iter().filter(|p| p.extension().is_some_and(|x| x == "cal")).count(), 1);
+    // A corrupt entry is measured again, never trusted.
+    for path in &stored {
+        corrupt(path);
+    }
+    assert!(!calibrated(&child("child_calibration", &env)).0);
+    assert!(calibrated(&child("child_calibration", &env)).0);
+    // With the cache off, every process measures.
+    let off = [("PARCOMP_CACHE_DIR", "off")];
+    assert!(!calibrated(&child("child_calibration", &off)).0);
+    let _ = std::fs::remove_dir_all(&dir);
 }

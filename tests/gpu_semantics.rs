@@ -9,56 +9,58 @@ mod support;
 
 use parcomp::{par, par_fn, par_max, par_sum, trace, with_backend, Backend};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use support::{device, on_device, on_every_backend};
+use support::{devices, on_devices, on_every_backend};
 
-/// The panic message of `f` run on the device, or `None` when there is no device.
-fn device_panic(f: impl Fn()) -> Option<String> {
-    if !device() {
-        return None;
+/// The panic message of `f` run on each device backend (none when there is no device).
+fn device_panics(f: impl Fn()) -> Vec<(Backend, String)> {
+    let mut messages = Vec::new();
+    for &backend in devices() {
+        let (result, runs) =
+            trace::record(|| catch_unwind(AssertUnwindSafe(|| with_backend(backend, &f))));
+        let payload = result.expect_err("the comprehension should panic");
+        for run in &runs {
+            assert_eq!(run.backend, backend, "{run}");
+        }
+        let message = match payload.downcast::<String>() {
+            Ok(s) => *s,
+            Err(payload) => payload.downcast::<&str>().map(|s| s.to_string()).unwrap_or_default(),
+        };
+        messages.push((backend, message));
     }
-    let (result, runs) =
-        trace::record(|| catch_unwind(AssertUnwindSafe(|| with_backend(Backend::OpenCl, &f))));
-    let payload = result.expect_err("the comprehension should panic");
-    for run in &runs {
-        assert_eq!(run.backend, Backend::OpenCl, "{run}");
-    }
-    Some(match payload.downcast::<String>() {
-        Ok(s) => *s,
-        Err(payload) => payload.downcast::<&str>().map(|s| s.to_string()).unwrap_or_default(),
-    })
+    messages
 }
 
 /// Checks that a device fault's panic carries Rust's message, the comprehension, where it is
 /// written and the backend.
-fn assert_fault(message: &str, rust_message: &str, text: &str) {
+fn assert_fault(backend: Backend, message: &str, rust_message: &str, text: &str) {
     assert!(message.contains(rust_message), "{message:?} lacks {rust_message:?}");
     assert!(message.contains(text), "{message:?} does not name the comprehension {text:?}");
     assert!(message.contains("gpu_semantics.rs"), "{message:?} does not say where it is written");
-    assert!(message.contains("opencl"), "{message:?} does not name the backend");
+    assert!(message.contains(backend.name()), "{message:?} does not name the backend");
 }
 
 #[test]
 fn signed_and_unsigned_arithmetic_wraps_as_in_a_release_build() {
     let a: Vec<i32> = vec![i32::MAX, i32::MIN, 46_341, -46_341, 7, -1, 0, 1 << 30];
-    let got = on_device(|| par![(x + y, x - y, x * y, -x) | x <- &a, y <- &a]);
+    let got = on_devices(|| par![(x + y, x - y, x * y, -x) | x <- &a, y <- &a]);
     let mut want = Vec::new();
     for &x in &a {
         for &y in &a {
             want.push((x.wrapping_add(y), x.wrapping_sub(y), x.wrapping_mul(y), x.wrapping_neg()));
         }
     }
-    if let Some(got) = got {
+    for (_, got) in got {
         assert_eq!(got, want);
     }
     let b: Vec<u64> = vec![u64::MAX, 0, 1, 1 << 63, 0x1234_5678_9abc_def0];
-    let got = on_device(|| par![(x + y, x - y, x * y) | x <- &b, y <- &b]);
+    let got = on_devices(|| par![(x + y, x - y, x * y) | x <- &b, y <- &b]);
     let mut want = Vec::new();
     for &x in &b {
         for &y in &b {
             want.push((x.wrapping_add(y), x.wrapping_sub(y), x.wrapping_mul(y)));
         }
     }
-    if let Some(got) = got {
+    for (_, got) in got {
         assert_eq!(got, want);
     }
     // The explicit methods agree on every backend.
@@ -71,35 +73,35 @@ fn signed_and_unsigned_arithmetic_wraps_as_in_a_release_build() {
 fn narrow_types_keep_their_width() {
     // C promotes u8 to int: (200 + 100) / 2 would be 150 there; Rust wraps to 44 first.
     let bytes: Vec<u8> = vec![0, 1, 100, 127, 128, 200, 255];
-    let got = on_device(|| par![(x + y) / 2 | x <- &bytes, y <- &bytes]);
+    let got = on_devices(|| par![(x + y) / 2 | x <- &bytes, y <- &bytes]);
     let want: Vec<u8> =
         bytes.iter().flat_map(|&x| bytes.iter().map(move |&y| x.wrapping_add(y) / 2)).collect();
-    if let Some(got) = got {
+    for (_, got) in got {
         assert_eq!(got, want);
     }
     let signed: Vec<i8> = vec![i8::MIN, -100, -1, 0, 1, 100, i8::MAX];
-    let got = on_device(|| par![((x + y) >> 1, x * y) | x <- &signed, y <- &signed]);
+    let got = on_devices(|| par![((x + y) >> 1, x * y) | x <- &signed, y <- &signed]);
     let want: Vec<(i8, i8)> = signed
         .iter()
         .flat_map(|&x| signed.iter().map(move |&y| (x.wrapping_add(y) >> 1, x.wrapping_mul(y))))
         .collect();
-    if let Some(got) = got {
+    for (_, got) in got {
         assert_eq!(got, want);
     }
     let shorts: Vec<u16> = vec![0, 1, 255, 256, 40_000, u16::MAX];
-    let got = on_device(|| par![(x * y, !x, x - y) | x <- &shorts, y <- &shorts]);
+    let got = on_devices(|| par![(x * y, !x, x - y) | x <- &shorts, y <- &shorts]);
     let want: Vec<(u16, u16, u16)> = shorts
         .iter()
         .flat_map(|&x| shorts.iter().map(move |&y| (x.wrapping_mul(y), !x, x.wrapping_sub(y))))
         .collect();
-    if let Some(got) = got {
+    for (_, got) in got {
         assert_eq!(got, want);
     }
 }
 
 #[test]
 fn shifts_mask_their_amount_as_in_a_release_build() {
-    let got = on_device(|| par![(1u32 << s, 1u64 << s, -8i32 >> s, 1u8 << s) | s <- 0u32..80]);
+    let got = on_devices(|| par![(1u32 << s, 1u64 << s, -8i32 >> s, 1u8 << s) | s <- 0u32..80]);
     let want: Vec<(u32, u64, i32, u8)> = (0u32..80)
         .map(|s| {
             (
@@ -110,7 +112,7 @@ fn shifts_mask_their_amount_as_in_a_release_build() {
             )
         })
         .collect();
-    if let Some(got) = got {
+    for (_, got) in got {
         assert_eq!(got, want);
     }
     // In range, every backend agrees.
@@ -155,28 +157,29 @@ fn float_division_by_zero_gives_infinities_and_nan() {
 #[test]
 fn division_by_zero_is_rusts_panic_naming_the_comprehension() {
     let divisors: Vec<i32> = vec![5, 4, 0, 3];
-    if let Some(message) = device_panic(|| drop(par![100 / b | b <- &divisors])) {
-        assert_fault(&message, "attempt to divide by zero", "par![100 / b");
+    for (backend, message) in device_panics(|| drop(par![100 / b | b <- &divisors])) {
+        assert_fault(backend, &message, "attempt to divide by zero", "par![100 / b");
     }
-    if let Some(message) = device_panic(|| drop(par![100 % b | b <- &divisors])) {
+    for (backend, message) in device_panics(|| drop(par![100 % b | b <- &divisors])) {
         assert_fault(
+            backend,
             &message,
             "attempt to calculate the remainder with a divisor of zero",
             "par![100 % b",
         );
     }
     let pairs: Vec<i32> = vec![i32::MIN, 7];
-    if let Some(message) = device_panic(|| drop(par![a / -b | a <- &pairs, b <- 1..2])) {
-        assert_fault(&message, "attempt to divide with overflow", "par![a / -b");
+    for (backend, message) in device_panics(|| drop(par![a / -b | a <- &pairs, b <- 1..2])) {
+        assert_fault(backend, &message, "attempt to divide with overflow", "par![a / -b");
     }
     // A fault in a reduction, and one in a filter, are reported the same way.
-    if let Some(message) = device_panic(|| {
+    for (backend, message) in device_panics(|| {
         let _ = par_sum![100 / b | b <- &divisors];
     }) {
-        assert_fault(&message, "attempt to divide by zero", "par_sum![100 / b");
+        assert_fault(backend, &message, "attempt to divide by zero", "par_sum![100 / b");
     }
-    if let Some(message) = device_panic(|| drop(par![b | b <- &divisors, 10 / b > 1])) {
-        assert_fault(&message, "attempt to divide by zero", "10 / b > 1");
+    for (backend, message) in device_panics(|| drop(par![b | b <- &divisors, 10 / b > 1])) {
+        assert_fault(backend, &message, "attempt to divide by zero", "10 / b > 1");
     }
 }
 
@@ -184,8 +187,9 @@ fn division_by_zero_is_rusts_panic_naming_the_comprehension() {
 fn an_index_out_of_bounds_is_rusts_panic_with_the_index_and_the_length() {
     let values: Vec<u32> = (0..300).collect();
     let indices: Vec<usize> = vec![0, 299, 1000, 5];
-    if let Some(message) = device_panic(|| drop(par![values[i] | i <- &indices])) {
+    for (backend, message) in device_panics(|| drop(par![values[i] | i <- &indices])) {
         assert_fault(
+            backend,
             &message,
             "index out of bounds: the len is 300 but the index is 1000",
             "par![values[i]",
@@ -273,7 +277,7 @@ fn transcendental_functions_are_within_the_stated_tolerance() {
     let xs: Vec<f64> = (1..2000).map(|i| i as f64 * 0.0173).collect();
     let f = || par![(x.sqrt(), x.exp(), x.ln(), x.sin(), x.cos(), x.powf(1.7)) | x <- &xs];
     let want = with_backend(Backend::Sequential, f);
-    if let Some(got) = on_device(f) {
+    for (_, got) in on_devices(f) {
         for (g, w) in got.iter().zip(&want) {
             assert_eq!(g.0, w.0, "sqrt is correctly rounded");
             for (a, b) in [(g.1, w.1), (g.2, w.2), (g.3, w.3), (g.4, w.4), (g.5, w.5)] {
@@ -284,7 +288,7 @@ fn transcendental_functions_are_within_the_stated_tolerance() {
     let ys: Vec<f32> = xs.iter().map(|&x| x as f32).collect();
     let f = || par![(y.sqrt(), y.exp(), y.ln(), y.sin(), y.cos()) | y <- &ys];
     let want = with_backend(Backend::Sequential, f);
-    if let Some(got) = on_device(f) {
+    for (_, got) in on_devices(f) {
         for (g, w) in got.iter().zip(&want) {
             assert_eq!(g.0, w.0, "sqrt is correctly rounded");
             for (a, b) in [(g.1, w.1), (g.2, w.2), (g.3, w.3), (g.4, w.4)] {
@@ -376,25 +380,46 @@ fn a_par_fn_with_reserved_names() {
 
 #[test]
 fn small_work_stays_on_the_cpu_unless_the_threshold_says_otherwise() {
-    if !device() || std::env::var_os("PARCOMP_BACKEND").is_some() {
+    if std::env::var_os("PARCOMP_BACKEND").is_some()
+        || std::env::var_os("PARCOMP_DEVICE_MIN_WORK").is_some()
+    {
         return;
     }
-    let before = parcomp::device_threshold();
+    // The automatic choice's device: the first of the build's device backends present.
+    let Some(&device) = devices().first() else {
+        return;
+    };
+    // Without an override, the threshold comes from the device's calibration: small work stays
+    // on rayon, and the trace says why in its terms.
+    let report = parcomp::backend();
+    let calibration = report.calibration.clone().expect("the automatic choice calibrated");
+    let automatic = parcomp::device_threshold();
+    assert_eq!(automatic, calibration.threshold, "{report}");
     let small = || par![x * 2 | x <- 0..10u32];
     let (_, runs) = trace::record(small);
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0].backend, Backend::Rayon, "{}", runs[0]);
-    assert!(
-        runs[0].reason.as_deref().unwrap_or_default().contains("too little work"),
-        "{}",
-        runs[0]
-    );
-    // Large work goes to the device without being forced.
-    let (_, runs) = trace::record(|| par_sum![x as u64 | x <- 0..(before as u32 * 4)]);
-    assert_eq!(runs[0].backend, Backend::OpenCl, "{}", runs[0]);
+    let reason = runs[0].reason.clone().unwrap_or_default();
+    if automatic == u64::MAX {
+        assert!(reason.contains("the device is slower than rayon on this machine"), "{reason}");
+    } else {
+        assert!(reason.contains("too little work"), "{reason}");
+    }
+    assert!(reason.contains("calibrated"), "{reason}");
+    // A threshold set by the program wins: large work goes to the device without being
+    // forced, small work stays on rayon.
+    parcomp::set_device_threshold(1000);
+    assert_eq!(parcomp::device_threshold(), 1000);
+    let (sum, runs) = trace::record(|| par_sum![x as u64 | x <- 0..4000u32]);
+    assert_eq!(runs[0].backend, device, "{}", runs[0]);
+    assert_eq!(sum, 3999 * 4000 / 2);
+    let (_, runs) = trace::record(small);
+    assert_eq!(runs[0].backend, Backend::Rayon, "{}", runs[0]);
+    let reason = runs[0].reason.as_deref().unwrap_or_default();
+    assert!(reason.contains("too little work for the device (10 elements < 1000"), "{reason}");
     parcomp::set_device_threshold(0);
     let (got, runs) = trace::record(small);
-    parcomp::set_device_threshold(before);
-    assert_eq!(runs[0].backend, Backend::OpenCl, "{}", runs[0]);
+    parcomp::set_device_threshold(automatic);
+    assert_eq!(runs[0].backend, device, "{}", runs[0]);
     assert_eq!(got, (0..10).map(|x| x * 2).collect::<Vec<u32>>());
 }

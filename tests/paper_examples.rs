@@ -43,16 +43,15 @@ fn on_every_backend_but(host_only: &[(&str, &str)], mut check: impl FnMut(Backen
     for &backend in &[Backend::Sequential, Backend::Rayon] {
         with_backend(backend, || check(backend));
     }
-    if support::device() {
-        let ((), runs) =
-            parcomp::trace::record(|| with_backend(Backend::OpenCl, || check(Backend::OpenCl)));
+    for &device in support::devices() {
+        let ((), runs) = parcomp::trace::record(|| with_backend(device, || check(device)));
         for run in &runs {
             match host_only.iter().find(|(text, _)| run.text.contains(text)) {
                 Some((_, why)) => {
                     let reason = run.reason.as_deref().unwrap_or_default();
                     assert!(reason.contains(why), "{run}");
                 }
-                None => assert_eq!(run.backend, Backend::OpenCl, "{run}"),
+                None => assert_eq!(run.backend, device, "{run}"),
             }
         }
     }
@@ -248,7 +247,7 @@ fn primes_by_the_expansion_sieve() {
         assert_eq!(sieve::primes_below(3), [2], "on {backend}");
     });
     // Three cases below 10^6, on every backend that ran.
-    let backends = if support::device() { 3 } else { 2 };
+    let backends = 2 + support::devices().len();
     assert_eq!(checked, 3 * backends);
 }
 

@@ -11,6 +11,13 @@ pub fn par(input: TokenStream) -> TokenStream {
     flatten_core::expand("par", input.into()).into()
 }
 
+/// `par_device![HEAD | QUALIFIERS]`: a `par!` whose elements stay in the device's memory when
+/// it runs on a device (a `DeviceVec`), for the next comprehension to read without a copy.
+#[proc_macro]
+pub fn par_device(input: TokenStream) -> TokenStream {
+    flatten_core::expand("par_device", input.into()).into()
+}
+
 /// `par_sum![HEAD | QUALIFIERS]`: the sum of the comprehension's elements.
 #[proc_macro]
 pub fn par_sum(input: TokenStream) -> TokenStream {

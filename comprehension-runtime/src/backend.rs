@@ -203,30 +203,105 @@ fn host_backend() -> Backend {
 
 /// The least work (elements of the first two levels of the iteration space) that the
 /// automatic choice sends to a device: below it, the copies and launches cost more than the
-/// work. Set with `PARCOMP_DEVICE_MIN_WORK` or [`set_device_threshold`].
+/// work. Set with `PARCOMP_DEVICE_MIN_WORK` or [`set_device_threshold`]; otherwise it comes
+/// from a short calibration of the automatic choice's device against rayon, made on first use
+/// and cached on disk (see [`crate::gpu::calibrate`]). `u64::MAX` means never: there is no
+/// device, or it is not faster than rayon on this machine.
 pub fn device_threshold() -> u64 {
-    let set = THRESHOLD.load(Ordering::Relaxed);
-    if set != u64::MAX {
-        return set;
+    if let Some((elements, _)) = threshold_override() {
+        return elements;
     }
-    static FROM_ENV: OnceLock<u64> = OnceLock::new();
-    *FROM_ENV.get_or_init(|| {
-        std::env::var("PARCOMP_DEVICE_MIN_WORK")
-            .ok()
-            .and_then(|v| v.trim().replace('_', "").parse().ok())
-            .unwrap_or(DEFAULT_DEVICE_THRESHOLD)
-    })
+    match gpu::automatic_device() {
+        Ok(backend) => threshold_for(backend).elements,
+        Err(_) => u64::MAX,
+    }
 }
 
-/// Sets the threshold of [`device_threshold`] for the whole process.
+/// Sets the threshold of [`device_threshold`] for the whole process, over the calibration's
+/// and `PARCOMP_DEVICE_MIN_WORK`.
 pub fn set_device_threshold(elements: u64) {
     THRESHOLD.store(elements.min(u64::MAX - 1), Ordering::Relaxed);
 }
 
 static THRESHOLD: AtomicU64 = AtomicU64::new(u64::MAX);
 
-/// The default of [`device_threshold`]; see the README's measurements.
+/// The threshold when the device could not be calibrated; see the README's measurements.
 pub const DEFAULT_DEVICE_THRESHOLD: u64 = 1 << 17;
+
+/// A threshold set by the program or the environment, and which.
+fn threshold_override() -> Option<(u64, &'static str)> {
+    let set = THRESHOLD.load(Ordering::Relaxed);
+    if set != u64::MAX {
+        return Some((set, "set_device_threshold"));
+    }
+    static FROM_ENV: OnceLock<Option<u64>> = OnceLock::new();
+    FROM_ENV
+        .get_or_init(|| {
+            std::env::var("PARCOMP_DEVICE_MIN_WORK")
+                .ok()
+                .and_then(|v| v.trim().replace('_', "").parse().ok())
+        })
+        .map(|elements| (elements, "PARCOMP_DEVICE_MIN_WORK"))
+}
+
+/// The threshold in effect for the automatic choice of a device backend, and where it comes
+/// from.
+struct Threshold {
+    elements: u64,
+    origin: ThresholdOrigin,
+}
+
+enum ThresholdOrigin {
+    /// `set_device_threshold` or `PARCOMP_DEVICE_MIN_WORK`.
+    Set(&'static str),
+    /// The device's calibration.
+    Calibrated(&'static gpu::calibrate::Calibration),
+    /// The calibration failed: [`DEFAULT_DEVICE_THRESHOLD`].
+    Default(&'static gpu::device::DeviceError),
+}
+
+impl fmt::Display for ThresholdOrigin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ThresholdOrigin::Set(name) => f.write_str(name),
+            ThresholdOrigin::Calibrated(c) => {
+                write!(f, "calibrated: {c}; PARCOMP_DEVICE_MIN_WORK overrides")
+            }
+            ThresholdOrigin::Default(e) => write!(
+                f,
+                "the default, the device could not be calibrated: {e}; PARCOMP_DEVICE_MIN_WORK \
+                 overrides"
+            ),
+        }
+    }
+}
+
+impl Threshold {
+    /// Why no work goes to the device, when its calibration found it slower than rayon.
+    fn never(&self) -> Option<String> {
+        match (self.elements, &self.origin) {
+            (u64::MAX, ThresholdOrigin::Calibrated(c)) => Some(format!(
+                "the device is slower than rayon on this machine (calibrated: {c}); \
+                 PARCOMP_DEVICE_MIN_WORK or set_device_threshold sends large work to it"
+            )),
+            _ => None,
+        }
+    }
+}
+
+/// The threshold for `backend`'s device: a set one, else its calibration's (measured on first
+/// use), else the default.
+fn threshold_for(backend: Backend) -> Threshold {
+    if let Some((elements, name)) = threshold_override() {
+        return Threshold { elements, origin: ThresholdOrigin::Set(name) };
+    }
+    match gpu::calibrate::calibrated(backend) {
+        Ok(c) => Threshold { elements: c.threshold, origin: ThresholdOrigin::Calibrated(c) },
+        Err(e) => {
+            Threshold { elements: DEFAULT_DEVICE_THRESHOLD, origin: ThresholdOrigin::Default(e) }
+        }
+    }
+}
 
 /// Where one run goes.
 enum Placement {
@@ -236,9 +311,9 @@ enum Placement {
     Device(Backend),
 }
 
-/// Decides where a comprehension runs. `work` estimates its size, and is only asked when the
-/// decision depends on it.
-fn place<T>(offload: &Offload<'_, T>, work: impl FnOnce() -> u64) -> Placement {
+/// Decides where a comprehension runs. `work` estimates its size given the threshold (it need
+/// not count beyond it), and is only asked when the decision depends on it.
+fn place<T>(offload: &Offload<'_, T>, work: impl FnOnce(u64) -> u64) -> Placement {
     let forced = selection();
     if let Some(Backend::Sequential | Backend::Rayon) = forced {
         // An explicit choice of a CPU backend holds for every comprehension, `@gpu` ones too.
@@ -252,7 +327,7 @@ fn place<T>(offload: &Offload<'_, T>, work: impl FnOnce() -> u64) -> Placement {
 
 /// Where work that a device can run goes, given the backend chosen for this thread (`forced`)
 /// and whether the device is `required` (`@gpu`).
-fn choose(forced: Option<Backend>, required: bool, work: impl FnOnce() -> u64) -> Placement {
+fn choose(forced: Option<Backend>, required: bool, work: impl FnOnce(u64) -> u64) -> Placement {
     let forced_device = forced.filter(|b| b.is_device());
     let found = match forced_device {
         Some(backend) => gpu::device_for(backend).map(|_| backend),
@@ -279,12 +354,15 @@ fn choose(forced: Option<Backend>, required: bool, work: impl FnOnce() -> u64) -
         }
     };
     if forced != Some(backend) && !required {
-        let threshold = device_threshold();
-        let work = work();
-        if work < threshold {
+        let threshold = threshold_for(backend);
+        if let Some(why) = threshold.never() {
+            return Placement::Host(Some(why));
+        }
+        let work = work(threshold.elements);
+        if work < threshold.elements {
             return Placement::Host(Some(format!(
-                "too little work for the device ({work} elements < {threshold}, \
-                 PARCOMP_DEVICE_MIN_WORK)"
+                "too little work for the device ({work} elements < {}, {})",
+                threshold.elements, threshold.origin
             )));
         }
     }
@@ -311,7 +389,7 @@ pub(crate) fn primitive<R>(
     let placement = if !capable || matches!(forced, Some(b) if !b.is_device()) {
         Placement::Host(None)
     } else {
-        choose(forced, false, work)
+        choose(forced, false, |_| work())
     };
     let reason = match placement {
         Placement::Host(reason) => reason,
@@ -330,13 +408,12 @@ pub(crate) fn primitive<R>(
 
 /// The work of a comprehension for [`place`]: the elements of its first level, plus those of
 /// its second when the first is small (counting them costs a loop over the first).
-fn estimate_work<S, B>(source: &S, body: &B) -> u64
+fn estimate_work<S, B>(source: &S, body: &B, threshold: u64) -> u64
 where
     S: Source,
     B: Body<S::Item>,
 {
     let n = source.size() as u64;
-    let threshold = device_threshold();
     if B::DEPTH == 0 || n >= threshold {
         return n;
     }
@@ -370,7 +447,7 @@ where
     S::Item: Clone + Send + Sync,
     B: Body<S::Item>,
 {
-    let reason = match place(&offload, || estimate_work(source, body)) {
+    let reason = match place(&offload, |threshold| estimate_work(source, body, threshold)) {
         Placement::Host(reason) => reason,
         Placement::Device(backend) => match gpu::collect(backend, site, &offload) {
             Ok(out) => {
@@ -383,6 +460,36 @@ where
     let out = exec.collect(site, source, body);
     trace::ran(site, host_backend(), reason);
     out
+}
+
+/// Runs a comprehension where [`place`] puts it, leaving its outputs on the device when it ran
+/// there (`par_device!`), else holding them on the host.
+pub(crate) fn collect_device<S, B>(
+    site: &'static Site,
+    exec: HostExecutor,
+    offload: Offload<'_, B::Out>,
+    source: &S,
+    body: &B,
+) -> crate::DeviceVec<B::Out>
+where
+    S: Source + Sync,
+    S::Item: Clone + Send + Sync,
+    B: Body<S::Item>,
+    B::Out: gpu::types::DeviceType,
+{
+    let reason = match place(&offload, |threshold| estimate_work(source, body, threshold)) {
+        Placement::Host(reason) => reason,
+        Placement::Device(backend) => match gpu::collect_resident(backend, site, &offload) {
+            Ok(out) => {
+                trace::ran(site, backend, None);
+                return out;
+            }
+            Err(failure) => Some(after_failure(site, backend, &failure)),
+        },
+    };
+    let out = exec.collect(site, source, body);
+    trace::ran(site, host_backend(), reason);
+    crate::DeviceVec::on_host(out)
 }
 
 /// Runs a comprehension, reducing its outputs, where [`place`] puts it.
@@ -400,7 +507,7 @@ where
     B: Body<S::Item>,
     R: Reducer<B::Out>,
 {
-    let reason = match place(&offload, || estimate_work(source, body)) {
+    let reason = match place(&offload, |threshold| estimate_work(source, body, threshold)) {
         Placement::Host(reason) => reason,
         Placement::Device(backend) => match gpu::reduce(backend, site, &offload, reducer) {
             Ok(acc) => {
@@ -424,6 +531,13 @@ pub struct BackendReport {
     pub device: Option<String>,
     /// Its backend (`opencl` or `cuda`).
     pub device_backend: Option<Backend>,
+    /// The least work the automatic choice sends to the device (`u64::MAX`: none), when the
+    /// automatic choice is in effect and there is a device.
+    pub threshold: Option<u64>,
+    /// The device's calibration, when the automatic choice is in effect, there is a device, and
+    /// no threshold is set (`PARCOMP_DEVICE_MIN_WORK`, [`set_device_threshold`]): what the
+    /// threshold comes from. Any device's: [`crate::gpu::calibrate::calibration`].
+    pub calibration: Option<crate::gpu::calibrate::Calibration>,
     /// In words: what runs where, and why.
     pub summary: String,
 }
@@ -444,6 +558,10 @@ pub fn backend() -> BackendReport {
     let device = device_backend.clone().and_then(gpu::device_for);
     let device_backend = device.is_ok().then(|| device_backend.ok()).flatten();
     let device_name = device.as_ref().ok().map(|d| d.to_string());
+    let threshold = match (forced, device_backend) {
+        (None, Some(backend)) => Some(threshold_for(backend)),
+        _ => None,
+    };
     let summary = match (forced, &device) {
         (Some(Backend::Sequential), _) => {
             "seq: every comprehension runs sequentially on the calling thread (forced)".into()
@@ -456,14 +574,31 @@ pub fn backend() -> BackendReport {
              others on rayon"
         ),
         (Some(b), Err(e)) => format!("{b} is forced, but there is no {b} device: {e}"),
-        (None, Ok(d)) => format!(
-            "automatic: comprehensions that can run on the device run on {d} when they have at \
-             least {} elements (PARCOMP_DEVICE_MIN_WORK); the others on rayon",
-            device_threshold()
-        ),
+        (None, Ok(d)) => match threshold.as_ref() {
+            Some(t) => match t.never() {
+                Some(why) => format!("automatic: every comprehension runs on rayon ({d}: {why})"),
+                None => format!(
+                    "automatic: comprehensions that can run on the device run on {d} when they \
+                     have at least {} elements ({}); the others on rayon",
+                    t.elements, t.origin
+                ),
+            },
+            None => format!("automatic: comprehensions that can run on the device run on {d}"),
+        },
         (None, Err(e)) => format!("automatic: every comprehension runs on rayon ({e})"),
     };
-    BackendReport { forced, device: device_name, device_backend, summary }
+    let calibration = match &threshold {
+        Some(Threshold { origin: ThresholdOrigin::Calibrated(c), .. }) => Some((*c).clone()),
+        _ => None,
+    };
+    BackendReport {
+        forced,
+        device: device_name,
+        device_backend,
+        threshold: threshold.map(|t| t.elements),
+        calibration,
+        summary,
+    }
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@
 
 mod backend;
 mod cpu;
+mod device_vec;
 #[doc(hidden)]
 pub mod gpu;
 mod jagged;
@@ -30,6 +31,7 @@ pub use backend::{
     backend, device_threshold, set_device_threshold, with_backend, with_eager_splitting, Backend,
     BackendReport, DEFAULT_DEVICE_THRESHOLD,
 };
+pub use device_vec::{DeviceJagged, DeviceVec};
 pub use jagged::{Jagged, JaggedError, Rows};
 pub use site::Site;
 

@@ -1,12 +1,16 @@
 //! The OpenCL device layer on its own: build, copy, launch, read back.
 #![cfg(feature = "opencl")]
 
+mod support;
+
 use comprehension_runtime::gpu::device::Arg;
-use comprehension_runtime::gpu::{opencl_device, PRELUDE};
+use comprehension_runtime::gpu::PRELUDE;
 
 #[test]
 fn a_kernel_runs_and_its_output_reads_back() {
-    let device = opencl_device().expect("an OpenCL device (PoCL in CI)");
+    let Some(device) = support::opencl() else {
+        return;
+    };
     let source = format!(
         "{PRELUDE}\nPC_KERNEL void twice(PC_GLOBAL pc_u64* out, pc_u64 n) {{\n  pc_u64 i = PC_GLOBAL_ID();\n  if (i < n) out[i] = 2 * i + 1;\n}}\n"
     );
@@ -24,7 +28,9 @@ fn a_kernel_runs_and_its_output_reads_back() {
 
 #[test]
 fn a_rejected_program_carries_the_compiler_log() {
-    let device = opencl_device().expect("an OpenCL device");
+    let Some(device) = support::opencl() else {
+        return;
+    };
     let source = format!(
         "{PRELUDE}\nPC_KERNEL void broken(PC_GLOBAL pc_u64* out) {{ out[0] = undefined_name; }}\n"
     );
@@ -37,7 +43,9 @@ fn a_rejected_program_carries_the_compiler_log() {
 
 #[test]
 fn arguments_that_do_not_match_the_kernel_are_an_error_not_a_crash() {
-    let device = opencl_device().expect("an OpenCL device");
+    let Some(device) = support::opencl() else {
+        return;
+    };
     let source = format!("{PRELUDE}\nPC_KERNEL void set(PC_GLOBAL pc_u64* out, pc_u64 n) {{ if (PC_GLOBAL_ID() < n) out[0] = n; }}\n");
     let program = device.build(&source, "").unwrap_or_else(|e| panic!("{e}"));
     let buffer = device.alloc(8).unwrap();

@@ -18,8 +18,10 @@
 //!
 //! Each tag is one kernel computing all its operations, so the whole check is one program.
 
+mod support;
+
 use comprehension_runtime::gpu::device::{Arg, Buffer, Device};
-use comprehension_runtime::gpu::{opencl_device, PRELUDE, SCALAR};
+use comprehension_runtime::gpu::{PRELUDE, SCALAR};
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::panic::{self, UnwindSafe};
@@ -1155,7 +1157,9 @@ fn program_source(kernels: &str) -> String {
 
 #[test]
 fn every_operation_of_every_tag_matches_rust() {
-    let device = opencl_device().expect("an OpenCL device (PoCL in CI)");
+    let Some(device) = support::opencl() else {
+        return;
+    };
     assert!(device.info().fp64, "the device computes in f64");
     let started = std::time::Instant::now();
     let suites = vec![
@@ -1202,7 +1206,9 @@ fn every_operation_of_every_tag_matches_rust() {
 
 #[test]
 fn the_first_fault_of_a_run_wins() {
-    let device = opencl_device().expect("an OpenCL device (PoCL in CI)");
+    let Some(device) = support::opencl() else {
+        return;
+    };
     let kernels = "PC_KERNEL void faults(PC_GLOBAL pc_u32* fault, PC_GLOBAL pc_u64* out) {\n\
         \x20 out[0] = (pc_u64)pc_div_i32(fault, 7u, PC_MIN_i32, -1);\n\
         \x20 out[1] = (pc_u64)pc_rem_u64(fault, 8u, 5u, 0u);\n\
@@ -1244,7 +1250,9 @@ fn the_first_fault_of_a_run_wins() {
 fn scalar_h_builds_without_f64() {
     // Every f64 definition is inside `#ifdef PC_HAVE_F64` (without it there is no pc_f64), so
     // devices without fp64 build the header too.
-    let device = opencl_device().expect("an OpenCL device (PoCL in CI)");
+    let Some(device) = support::opencl() else {
+        return;
+    };
     let source = format!(
         "{PRELUDE}\n{SCALAR}\nPC_KERNEL void f(PC_GLOBAL pc_f32* out) {{\n\
          \x20 out[0] = pc_cast_i64_f32(pc_pow_i64(3, 5u)) + pc_sqrt_f32(out[0]);\n}}\n"

@@ -136,6 +136,9 @@ where
 
 #[test]
 fn integer_monoids_agree_with_loops() {
+    if !support::present(Backend::OpenCl) {
+        return;
+    }
     let small = |r: &mut Rng| r.below(2001) as i64 - 1000;
     check(Sum, "i64", small, i64::wrapping_add);
     check(Sum, "u8 (wrapping)", |r| r.next() as u8, u8::wrapping_add);
@@ -150,6 +153,9 @@ fn integer_monoids_agree_with_loops() {
 
 #[test]
 fn float_monoids_agree_with_loops() {
+    if !support::present(Backend::OpenCl) {
+        return;
+    }
     // Small integers in floats: sums are exact in any bracketing, so results compare bit for bit.
     let exact = |r: &mut Rng| (r.below(2001) as f64 - 1000.0) * 0.5;
     check(Sum, "f64", exact, |a, b| a + b);
@@ -163,6 +169,9 @@ fn float_monoids_agree_with_loops() {
 
 #[test]
 fn float_sums_of_many_values_are_within_tolerance() {
+    if !support::present(Backend::OpenCl) {
+        return;
+    }
     let mut rng = Rng(42);
     let values: Vec<f64> = (0..300_000).map(|_| rng.below(1 << 20) as f64 / 7.0).collect();
     let exact: f64 = values.iter().sum();
@@ -172,6 +181,9 @@ fn float_sums_of_many_values_are_within_tolerance() {
 
 #[test]
 fn iotas_agree_with_loops() {
+    if !support::present(Backend::OpenCl) {
+        return;
+    }
     for (shape, lengths) in shapes() {
         let expected: Vec<usize> =
             lengths.iter().enumerate().flat_map(|(r, &l)| std::iter::repeat_n(r, l)).collect();
@@ -189,6 +201,9 @@ fn iotas_agree_with_loops() {
 
 #[test]
 fn a_size_sum_that_overflows_panics_on_the_device_too() {
+    if !support::present(Backend::OpenCl) {
+        return;
+    }
     let result = std::panic::catch_unwind(|| {
         with_backend(Backend::OpenCl, || replicated_iota(&[usize::MAX, 2]))
     });
@@ -210,5 +225,10 @@ fn the_automatic_choice_keeps_small_inputs_on_the_host() {
     assert_eq!(runs.len(), 1);
     assert_ne!(runs[0].backend, Backend::OpenCl);
     let reason = runs[0].reason.clone().unwrap_or_default();
-    assert!(reason.contains("too little work") || reason.contains("no opencl device"), "{reason}");
+    assert!(
+        reason.contains("too little work")
+            || reason.contains("the device is slower than rayon")
+            || reason.starts_with("no "),
+        "{reason}"
+    );
 }

@@ -24,7 +24,7 @@ fn expected(keys: &[u64]) -> Vec<usize> {
 /// The backends every case runs on.
 fn backends() -> Vec<Backend> {
     let mut all = vec![Backend::Sequential, Backend::Rayon];
-    if cfg!(feature = "opencl") {
+    if support::present(Backend::OpenCl) {
         all.push(Backend::OpenCl);
     }
     all

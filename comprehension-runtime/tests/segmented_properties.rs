@@ -4,6 +4,8 @@
 //! with integer operators and a non-commutative one (2x2 matrix product mod a prime), which
 //! proves that the parallel algorithms keep left-to-right order.
 
+mod support;
+
 use comprehension_runtime::segmented::{
     expand, expand_outer_reduce, expand_reduce, reduce_rows, replicated_iota, scan_exclusive,
     scan_inclusive, segmented_iota, segmented_reduce, segmented_scan,
@@ -388,7 +390,7 @@ fn expand_size_overflow_panics() {
 #[test]
 fn size_overflow_is_a_clear_error_on_every_backend() {
     let overflow = "has more elements than usize can count";
-    for &backend in Backend::ALL {
+    for backend in support::backends() {
         let sizes = [usize::MAX, 1];
         let messages = [
             (
@@ -454,7 +456,7 @@ fn mismatched_lengths_name_the_function_and_both_lengths() {
 #[test]
 fn a_panic_in_user_code_reaches_the_caller() {
     let values: Vec<u32> = (0..50_000).collect();
-    for &backend in Backend::ALL {
+    for backend in support::backends() {
         let message = panic_message(|| {
             with_backend(backend, || {
                 scan_inclusive(&values, 0, |a, b| {

@@ -1,12 +1,14 @@
 //! The external test vectors of the segmented primitives (Futhark's `segmented` library,
 //! Thrust's expand, CUB's segmented reduce), on every backend.
 
+mod support;
+
 use comprehension_runtime::segmented::{
     expand, expand_outer_reduce, expand_reduce, reduce_rows, replicated_iota, segmented_iota,
     segmented_reduce, segmented_scan,
 };
 use comprehension_runtime::segmented::{Max, Min, Monoid, Sum};
-use comprehension_runtime::{trace, with_backend, Backend, Jagged};
+use comprehension_runtime::{trace, with_backend, Jagged};
 use serde_json::Value;
 use std::fmt::Debug;
 
@@ -38,7 +40,7 @@ fn cases<'a>(data: &'a Value, key: &str) -> &'a [Value] {
 
 /// Runs `f` on every backend and checks each result against `expected`.
 fn on_every_backend<T: PartialEq + Debug>(what: &str, expected: &T, f: impl Fn() -> T) {
-    for &backend in Backend::ALL {
+    for backend in support::backends() {
         assert_eq!(&with_backend(backend, &f), expected, "{what} on backend {backend}");
     }
 }
@@ -46,7 +48,7 @@ fn on_every_backend<T: PartialEq + Debug>(what: &str, expected: &T, f: impl Fn()
 /// [`on_every_backend`] for the primitives a device runs (the iotas, a [`Monoid`]'s methods):
 /// on a device backend, each of them must have run there.
 fn on_every_backend_and_device<T: PartialEq + Debug>(what: &str, expected: &T, f: impl Fn() -> T) {
-    for &backend in Backend::ALL {
+    for backend in support::backends() {
         let (got, runs) = trace::record(|| with_backend(backend, &f));
         assert_eq!(&got, expected, "{what} on backend {backend}");
         if backend.is_device() {

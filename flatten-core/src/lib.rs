@@ -77,6 +77,7 @@ pub fn expand(name: &str, input: TokenStream) -> TokenStream {
     let rt = runtime_path();
     let expanded = match name {
         "par_min_by_key" | "par_max_by_key" => by_key(name, input, &rt),
+        "par_device" => device_result(input, &rt),
         _ => expand_family(name, input, &rt),
     };
     match expanded {
@@ -88,6 +89,33 @@ pub fn expand(name: &str, input: TokenStream) -> TokenStream {
             quote! { { #markers #errors } }
         }
     }
+}
+
+/// `par_device!`: a `par!` whose elements stay on the device when it runs there (a
+/// `DeviceVec`). With transforms, whose last step runs on the host, the result is uploaded once.
+fn device_result(input: TokenStream, rt: &TokenStream) -> Result<TokenStream, syn::Error> {
+    if parts::has_transforms(&input) && single_branch(&input) {
+        let collected = parts::expand("par", TokenStream::new(), input, rt)?;
+        return Ok(quote! { #rt::DeviceVec::from_vec(#collected) });
+    }
+    // The head's tokens (up to the first `|` outside any group), for an error pointing at them.
+    let head: TokenStream = input
+        .clone()
+        .into_iter()
+        .take_while(|t| !matches!(t, proc_macro2::TokenTree::Punct(p) if p.as_char() == '|'))
+        .collect();
+    let mut compiled = plan_of("par", input).and_then(require_device)?;
+    if compiled.plan.rows {
+        return Err(error::error_spanned(
+            head,
+            "`par_device!` keeps its elements on the device, but this head is a nested `par!`: \
+             its elements are rows (`Vec`s), which a device does not hold",
+            "write `par!` for a `Vec<Vec<T>>`, or move the inner generators into the outer \
+             comprehension to get the rows' values from one `par_device!`",
+        ));
+    }
+    compiled.device_result = true;
+    Ok(back::rust::emit(&compiled, rt))
 }
 
 /// A macro of the family other than the by-key ones: cut at its transforms if it has any,

@@ -21,54 +21,123 @@ fn pool(threads: usize) -> &'static rayon::ThreadPool {
     }
 }
 
-/// Whether the device backends run in these tests: when the build has one and a device is
-/// present. With `PARCOMP_REQUIRE_DEVICE` set (CI sets it), a missing device fails the tests
-/// instead of skipping their device runs.
-pub fn device() -> bool {
-    static DEVICE: OnceLock<bool> = OnceLock::new();
-    *DEVICE.get_or_init(|| {
-        if !Backend::ALL.contains(&Backend::OpenCl) {
-            return false;
+/// Whether `PARCOMP_REQUIRE_DEVICE` makes the device of `backend` a requirement of these tests:
+/// a missing one then fails them instead of skipping their runs on it.
+///
+/// Unset, empty or `0`: no device is required. `1` (what CI sets): the devices CI has, of
+/// those this build has: OpenCL (PoCL in CI), never CUDA (CI has no NVIDIA GPU). Otherwise a
+/// comma-separated list of backend names (`opencl`, `cuda`, `opencl,cuda`), or `all` (every
+/// device backend of this build). Naming a backend this build lacks is an error.
+pub fn required(backend: Backend) -> bool {
+    let Ok(value) = std::env::var("PARCOMP_REQUIRE_DEVICE") else {
+        return false;
+    };
+    let value = value.trim().to_ascii_lowercase();
+    match value.as_str() {
+        "" | "0" => false,
+        "1" => backend == Backend::OpenCl,
+        "all" => backend.is_device(),
+        list => {
+            let mut named = false;
+            for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                let wanted =
+                    Backend::from_name(name).filter(|b| b.is_device()).unwrap_or_else(|| {
+                        panic!(
+                            "PARCOMP_REQUIRE_DEVICE={value:?}: `{name}` is not a device backend \
+                             (opencl, cuda)"
+                        )
+                    });
+                assert!(
+                    Backend::DEVICES.contains(&wanted),
+                    "PARCOMP_REQUIRE_DEVICE={value:?} requires {wanted}, which this build lacks \
+                     (enable the `{wanted}` feature)"
+                );
+                named |= wanted == backend;
+            }
+            named
         }
-        let report = parcomp::backend();
-        if report.device.is_some() {
-            return true;
+    }
+}
+
+/// The device backends these tests run on: those of this build whose device is present, in
+/// the order of [`Backend::DEVICES`]. A missing device skips the runs on it, saying so on
+/// stderr once per process, unless [`required`] makes it a requirement: then it fails.
+pub fn devices() -> &'static [Backend] {
+    static DEVICES: OnceLock<Vec<Backend>> = OnceLock::new();
+    DEVICES.get_or_init(|| {
+        let mut present = Vec::new();
+        for &backend in Backend::DEVICES {
+            match parcomp::gpu_device(backend) {
+                Ok(_) => present.push(backend),
+                Err(e) if required(backend) => panic!(
+                    "PARCOMP_REQUIRE_DEVICE requires {backend}, but there is no {backend} \
+                     device: {e}"
+                ),
+                Err(e) => eprintln!(
+                    "no {backend} device, the {backend} runs of these tests are skipped: {e}"
+                ),
+            }
         }
-        if std::env::var_os("PARCOMP_REQUIRE_DEVICE").is_some() {
-            panic!("PARCOMP_REQUIRE_DEVICE is set, but there is no device: {report}");
-        }
-        eprintln!("no OpenCL device, the device runs of these tests are skipped: {report}");
-        false
+        // Checks the names PARCOMP_REQUIRE_DEVICE gives also when every device is present.
+        let _ = required(Backend::Sequential);
+        present
     })
 }
 
-/// Runs `f` on the device backend (if [`device`]) and checks that every comprehension it ran
-/// went to the device: a silent CPU fallback fails the test.
-pub fn on_device<T, F: Fn() -> T>(f: F) -> Option<T> {
-    if !device() {
-        return None;
-    }
-    let (result, runs) = trace::record(|| with_backend(Backend::OpenCl, &f));
-    assert!(!runs.is_empty(), "nothing ran");
-    for run in &runs {
-        assert_eq!(run.backend, Backend::OpenCl, "{run}");
-    }
-    Some(result)
+/// Every backend these tests run on: the sequential reference, rayon, and [`devices`].
+pub fn backends() -> Vec<Backend> {
+    let mut all = vec![Backend::Sequential, Backend::Rayon];
+    all.extend_from_slice(devices());
+    all
 }
 
-/// Runs `f` on the device backend (if [`device`]) and checks that every comprehension it ran
-/// stayed on the CPU, for the reason given.
+/// Whether the device of `backend` is one these tests run on (see [`devices`]).
+pub fn present(backend: Backend) -> bool {
+    devices().contains(&backend)
+}
+
+/// Whether any device backend runs in these tests (see [`devices`]).
+pub fn device() -> bool {
+    !devices().is_empty()
+}
+
+/// Runs `f` on each device backend of [`devices`] and checks that every comprehension it ran
+/// went to that device: a silent CPU fallback fails the test. Returns each device's result.
+pub fn on_devices<T, F: Fn() -> T>(f: F) -> Vec<(Backend, T)> {
+    devices()
+        .iter()
+        .map(|&backend| {
+            let (result, runs) = trace::record(|| with_backend(backend, &f));
+            assert!(!runs.is_empty(), "nothing ran on {backend}");
+            for run in &runs {
+                assert_eq!(run.backend, backend, "{run}");
+            }
+            (backend, result)
+        })
+        .collect()
+}
+
+/// [`on_devices`], returning the last device's result (`None` when no device runs here).
+pub fn on_device<T, F: Fn() -> T>(f: F) -> Option<T> {
+    on_devices(f).pop().map(|(_, result)| result)
+}
+
+/// Runs `f` on each device backend of [`devices`] and checks that every comprehension it ran
+/// stayed on the CPU, for the reason given. Returns the last result.
 pub fn off_device<T, F: Fn() -> T>(f: F, why: &str) -> Option<T> {
-    if !device() {
-        return None;
-    }
-    let (result, runs) = trace::record(|| with_backend(Backend::OpenCl, &f));
+    devices().iter().map(|&backend| off_device_on(backend, &f, why)).last()
+}
+
+/// Runs `f` on `backend`, checking that every comprehension it ran stayed on the CPU for a
+/// reason containing `why`.
+fn off_device_on<T, F: Fn() -> T>(backend: Backend, f: F, why: &str) -> T {
+    let (result, runs) = trace::record(|| with_backend(backend, &f));
     for run in &runs {
-        assert_ne!(run.backend, Backend::OpenCl, "{run}");
+        assert!(!run.backend.is_device(), "{run}");
         let reason = run.reason.as_deref().unwrap_or_default();
         assert!(reason.contains(why), "{run}: expected a reason containing {why:?}");
     }
-    Some(result)
+    result
 }
 
 /// Runs `f` on the sequential backend, on rayon as configured, on rayon splitting eagerly in
@@ -80,13 +149,13 @@ where
     F: Fn() -> T + Sync,
 {
     let reference = on_every_cpu_backend(&f);
-    if let Some(result) = on_device(&f) {
-        assert_eq!(result, reference, "the device differs from the sequential backend");
+    for (backend, result) in on_devices(&f) {
+        assert_eq!(result, reference, "{backend} differs from the sequential backend");
     }
     reference
 }
 
-/// [`on_every_backend`] for a computation the device does not run: with the device backend
+/// [`on_every_backend`] for a computation the device does not run: with a device backend
 /// chosen, it must stay on the CPU for a reason containing `why`, with the same result.
 pub fn on_every_backend_off_device<T, F>(f: F, why: &str) -> T
 where
@@ -94,8 +163,9 @@ where
     F: Fn() -> T + Sync,
 {
     let reference = on_every_cpu_backend(&f);
-    if let Some(result) = off_device(&f, why) {
-        assert_eq!(result, reference, "the device backend differs from the sequential one");
+    for &backend in devices() {
+        let result = off_device_on(backend, &f, why);
+        assert_eq!(result, reference, "the {backend} backend differs from the sequential one");
     }
     reference
 }
@@ -135,17 +205,16 @@ where
     F: Fn() -> T + Sync,
 {
     let reference = on_every_cpu_backend(&f);
-    if device() {
-        let (result, runs) = trace::record(|| with_backend(Backend::OpenCl, &f));
+    for &backend in devices() {
+        let (result, runs) = trace::record(|| with_backend(backend, &f));
         assert!(!runs.is_empty(), "nothing ran");
         for run in &runs {
             assert!(
-                run.backend == Backend::OpenCl
-                    || run.reason.as_deref().is_some_and(|r| !r.is_empty()),
+                run.backend == backend || run.reason.as_deref().is_some_and(|r| !r.is_empty()),
                 "{run}: ran on the host without saying why"
             );
         }
-        assert_eq!(result, reference, "the device backend differs from the sequential one");
+        assert_eq!(result, reference, "the {backend} backend differs from the sequential one");
     }
     reference
 }

@@ -115,6 +115,12 @@ impl Arena {
         }
     }
 
+    /// Takes a buffer no run uses any more (the storage of a dropped `DeviceVec`).
+    pub(crate) fn recycle(&'static self, buffer: Buffer) {
+        self.begin();
+        self.end(vec![buffer]);
+    }
+
     fn begin(&self) {
         let mut state = self.state();
         state.active += 1;
@@ -228,6 +234,11 @@ impl Scratch {
     pub(crate) fn put(&self, buffer: Buffer) {
         self.live.set(self.live.get() - buffer.bytes() as u64);
         self.free.borrow_mut().push(buffer);
+    }
+
+    /// A buffer the run took that now outlives it (a result kept on the device).
+    pub(crate) fn forget(&self, buffer: &Buffer) {
+        self.live.set(self.live.get() - buffer.bytes() as u64);
     }
 
     /// The most bytes the run held at once.

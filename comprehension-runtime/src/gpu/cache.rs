@@ -1,4 +1,5 @@
-//! The disk cache of built programs, so that a program's second run compiles nothing.
+//! The disk cache of built programs, so that a program's second run compiles nothing, and of
+//! each device's calibration (`calibrate.rs`), so that a second process measures nothing.
 //!
 //! An entry is keyed by everything that decides the binary: the program's source, the build
 //! options, the device, its platform and driver version, and parcomp's version. It lives in
@@ -7,7 +8,8 @@
 //! binary and a checksum: an entry whose key differs (a hash collision), whose checksum fails
 //! (a torn or corrupt file) or that the driver refuses to load is rebuilt and overwritten,
 //! never trusted. Entries are written to a temporary file and renamed, so concurrent processes
-//! never see half an entry.
+//! never see half an entry. Programs are `.bin` files, calibrations `.cal` files, in the same
+//! folder and the same format.
 
 use super::device::DeviceInfo;
 use std::fs;
@@ -63,17 +65,27 @@ pub(crate) fn dir() -> Option<PathBuf> {
     }
 }
 
-fn path_in(folder: &Path, key: &Key) -> PathBuf {
-    folder.join(format!("{:016x}.bin", key.hash()))
+/// The extension of program entries.
+const PROGRAM: &str = "bin";
+/// The extension of calibration entries.
+pub(crate) const CALIBRATION: &str = "cal";
+
+fn path_in(folder: &Path, key: &Key, extension: &str) -> PathBuf {
+    folder.join(format!("{:016x}.{extension}", key.hash()))
 }
 
 /// The cached binary of `key`, if there is a sound entry.
 pub(crate) fn load(key: &Key) -> Option<Vec<u8>> {
-    load_in(&dir()?, key)
+    load_in(&dir()?, key, PROGRAM)
 }
 
-fn load_in(folder: &Path, key: &Key) -> Option<Vec<u8>> {
-    let bytes = fs::read(path_in(folder, key)).ok()?;
+/// The bytes stored for `key` in an entry with `extension`, if there is a sound one.
+pub(crate) fn load_as(key: &Key, extension: &str) -> Option<Vec<u8>> {
+    load_in(&dir()?, key, extension)
+}
+
+fn load_in(folder: &Path, key: &Key, extension: &str) -> Option<Vec<u8>> {
+    let bytes = fs::read(path_in(folder, key, extension)).ok()?;
     let rest = bytes.strip_prefix(MAGIC.as_slice())?;
     let (key_len, rest) = take_u64(rest)?;
     let key_len = usize::try_from(key_len).ok()?;
@@ -97,13 +109,19 @@ fn take_u64(bytes: &[u8]) -> Option<(u64, &[u8])> {
 
 /// Stores `binary` for `key` (silently does nothing if the cache cannot be written).
 pub(crate) fn store(key: &Key, binary: &[u8]) {
+    store_as(key, PROGRAM, binary);
+}
+
+/// Stores `bytes` for `key` in an entry with `extension` (silently does nothing if the cache
+/// cannot be written).
+pub(crate) fn store_as(key: &Key, extension: &str, bytes: &[u8]) {
     if let Some(folder) = dir() {
-        store_in(&folder, key, binary);
+        store_in(&folder, key, extension, bytes);
     }
 }
 
-fn store_in(folder: &Path, key: &Key, binary: &[u8]) {
-    let path = path_in(folder, key);
+fn store_in(folder: &Path, key: &Key, extension: &str, binary: &[u8]) {
+    let path = path_in(folder, key, extension);
     if fs::create_dir_all(folder).is_err() {
         return;
     }
@@ -114,7 +132,8 @@ fn store_in(folder: &Path, key: &Key, binary: &[u8]) {
     entry.extend_from_slice(&(binary.len() as u64).to_le_bytes());
     entry.extend_from_slice(binary);
     entry.extend_from_slice(&fnv(binary).to_le_bytes());
-    let temporary = folder.join(format!(".{:016x}.{}.tmp", key.hash(), std::process::id()));
+    let temporary =
+        folder.join(format!(".{:016x}.{extension}.{}.tmp", key.hash(), std::process::id()));
     let written = fs::File::create(&temporary).and_then(|mut f| f.write_all(&entry));
     if written.is_ok() {
         let _ = fs::rename(&temporary, &path);
@@ -133,14 +152,14 @@ pub(crate) fn write_failed_source(key: &Key, source: &str) -> Option<PathBuf> {
     Some(path)
 }
 
-/// Number of entries in the cache (for tests and reports).
+/// Number of program entries in the cache (for tests and reports).
 pub fn entries() -> usize {
     dir()
         .and_then(|d| fs::read_dir(d).ok())
         .map(|entries| {
             entries
                 .filter_map(Result::ok)
-                .filter(|e| e.path().extension().is_some_and(|x| x == "bin"))
+                .filter(|e| e.path().extension().is_some_and(|x| x == PROGRAM))
                 .count()
         })
         .unwrap_or(0)
@@ -171,19 +190,24 @@ mod tests {
         let folder =
             std::env::temp_dir().join(format!("parcomp-cache-test-{}", std::process::id()));
         let key = Key::new(&info(), "kernel source", "-O2");
-        store_in(&folder, &key, b"binary bytes");
-        assert_eq!(load_in(&folder, &key).as_deref(), Some(&b"binary bytes"[..]));
+        store_in(&folder, &key, PROGRAM, b"binary bytes");
+        assert_eq!(load_in(&folder, &key, PROGRAM).as_deref(), Some(&b"binary bytes"[..]));
+        // Another kind of entry under the same key is a file of its own.
+        assert_eq!(load_in(&folder, &key, CALIBRATION), None);
+        store_in(&folder, &key, CALIBRATION, b"figures");
+        assert_eq!(load_in(&folder, &key, CALIBRATION).as_deref(), Some(&b"figures"[..]));
+        assert_eq!(load_in(&folder, &key, PROGRAM).as_deref(), Some(&b"binary bytes"[..]));
         // Another source with the same file name (as a collision would): not its binary.
         let other = Key::new(&info(), "other source", "-O2");
-        let file = path_in(&folder, &key);
-        fs::copy(&file, path_in(&folder, &other)).unwrap();
-        assert_eq!(load_in(&folder, &other), None);
+        let file = path_in(&folder, &key, PROGRAM);
+        fs::copy(&file, path_in(&folder, &other, PROGRAM)).unwrap();
+        assert_eq!(load_in(&folder, &other, PROGRAM), None);
         // A corrupt entry: refused.
         let mut bytes = fs::read(&file).unwrap();
         let last = bytes.len() - 9;
         bytes[last] ^= 1;
         fs::write(&file, bytes).unwrap();
-        assert_eq!(load_in(&folder, &key), None);
+        assert_eq!(load_in(&folder, &key, PROGRAM), None);
         let _ = fs::remove_dir_all(&folder);
     }
 }

@@ -173,6 +173,16 @@ pub trait Queue: Send {
     ) -> Result<(), DeviceError>;
     /// Queues setting `len` bytes of `buffer` at `offset` to zero (no copy from the host).
     fn zero(&self, buffer: &Buffer, offset: usize, len: usize) -> Result<(), DeviceError>;
+    /// Queues a copy of `len` bytes within the device, from `src` at `src_offset` to `dst` at
+    /// `dst_offset` (the two ranges must not overlap).
+    fn copy(
+        &self,
+        src: &Buffer,
+        src_offset: usize,
+        dst: &Buffer,
+        dst_offset: usize,
+        len: usize,
+    ) -> Result<(), DeviceError>;
     /// Launches `kernel` over `items` work-items (rounded up to whole groups of `group`).
     fn launch(
         &self,

@@ -29,9 +29,11 @@ use super::fault::{self, Fault};
 use super::offload::{column_of, ColumnBytes, DynJagged, HostData};
 use super::plan::{ClassId, Comp, DevicePlan, ReduceKind, RootKind, Terminal};
 use super::program::{Built, GROUP, LBS_ITEMS, TILE};
-use super::types::columns_par;
+use super::resident::Resident;
+use super::types::{columns_par, Prim};
 use super::types::{ColumnLayout, ColumnWriter, TypeDesc};
 use super::DeviceFailure;
+use crate::backend::Backend;
 use crate::site::Site;
 use std::mem::ManuallyDrop;
 use std::time::{Duration, Instant};
@@ -131,6 +133,33 @@ impl Drop for Mem<'_> {
     }
 }
 
+impl Mem<'_> {
+    /// The buffer, taken out of the run's scratch memory for good (it outlives the run).
+    fn into_buffer(self) -> Buffer {
+        let mut this = ManuallyDrop::new(self);
+        // SAFETY: `buf` is taken once, and `this` is never dropped (so `Mem::drop` does not
+        // take it again).
+        let buf = unsafe { ManuallyDrop::take(&mut this.buf) };
+        this.scratch.forget(&buf);
+        buf
+    }
+}
+
+/// Device memory a run reads: its own, or values kept on the device by their owner.
+enum Held<'c> {
+    Own(Mem<'c>),
+    Resident(&'c Buffer),
+}
+
+impl Held<'_> {
+    fn buf(&self) -> &Buffer {
+        match self {
+            Held::Own(mem) => &mem.buf,
+            Held::Resident(buffer) => buffer,
+        }
+    }
+}
+
 /// A column of values of one class, with room for `cap` of them.
 pub(crate) struct Column<'c> {
     pub(crate) mem: Mem<'c>,
@@ -177,6 +206,17 @@ pub(crate) trait TopSink {
         count: usize,
         fetch: &mut Fetch<'_, '_>,
     ) -> Result<(), DeviceFailure>;
+    /// Whether the values stay on the device ([`TopSink::keep`] instead of
+    /// [`TopSink::values`]).
+    fn keeps(&self) -> bool {
+        false
+    }
+    /// A `par_device!`'s values of one chunk, kept on the device: `count` of them in `buffer`,
+    /// laid out as `layout` (capacity `count`).
+    fn keep(&mut self, buffer: Buffer, layout: ColumnLayout, count: usize) {
+        let _ = (buffer, layout, count);
+        unreachable!("parcomp internal error: values kept by a sink that reads them")
+    }
     /// A reduction's result over one chunk, in columns of one value.
     fn partial(&mut self, bytes: &[u8], layout: &ColumnLayout, kind: ReduceKind);
     /// A `par!` whose head is a `par!`: `count` more rows, empty so far.
@@ -258,7 +298,7 @@ pub(crate) struct Session<'c> {
     pub(crate) types: Vec<TypeDesc>,
     /// The text of every fault site: the comprehension's, then its `#[par_fn]`s'.
     pub(crate) faults: Vec<String>,
-    pub(crate) backend: &'static str,
+    pub(crate) backend: Backend,
     pub(crate) stats: RunStats,
     pub(crate) chunk: u64,
     /// Whether work was queued since the fault word was last read.
@@ -268,7 +308,7 @@ pub(crate) struct Session<'c> {
     partials: Option<Partials<'c>>,
     fault: Option<Mem<'c>>,
     caps: Option<Mem<'c>>,
-    root: Option<Mem<'c>>,
+    root: Option<Held<'c>>,
     dummy: Option<Mem<'c>>,
     root_start: u64,
     root_len: u64,
@@ -286,7 +326,7 @@ impl<'c> Session<'c> {
         site: &'static Site,
         types: Vec<TypeDesc>,
         faults: Vec<String>,
-        backend: &'static str,
+        backend: Backend,
     ) -> Result<Self, DeviceFailure> {
         let queue = device.queue().map_err(fatal)?;
         let chunk = chunk_size(device, plan, &types);
@@ -376,7 +416,7 @@ impl<'c> Session<'c> {
         let start = Instant::now();
         let fault = self.fault.as_ref().expect("uploaded");
         let mut queued = Ok(());
-        for &(buffer, offset, out, len) in parts {
+        for &(buffer, offset, out, len) in parts.iter().filter(|p| p.3 > 0) {
             // SAFETY: the caller's promise; the queue is finished below before returning.
             queued = unsafe { self.queue.read_async(buffer, offset, out, len) };
             if queued.is_err() {
@@ -397,7 +437,7 @@ impl<'c> Session<'c> {
         finished.map_err(fatal)?;
         self.unchecked = false;
         if let Some(f) = Fault::from_words(&words) {
-            fault::raise(f, &self.faults, self.site, self.backend);
+            fault::raise(f, &self.faults, self.site, self.backend.name());
         }
         Ok(())
     }
@@ -461,6 +501,7 @@ impl<'c> Session<'c> {
         captures: &[HostData<'c>],
         root: &HostData<'c>,
     ) -> Result<(), DeviceFailure> {
+        let uploaded = super::resident::uploaded();
         let fault = self.alloc(32)?;
         self.queue.zero(&fault.buf, 0, 32).map_err(fatal)?;
         self.fault = Some(fault);
@@ -472,6 +513,7 @@ impl<'c> Session<'c> {
         let mut at = 32 * captures.len();
         let mut scalars: Vec<(usize, Vec<u8>)> = Vec::new();
         let mut columns: Vec<(usize, ColumnBytes<'c>)> = Vec::new();
+        let mut on_device: Vec<(usize, &'c Resident)> = Vec::new();
         for (k, &capture) in captures.iter().enumerate() {
             at = at.next_multiple_of(8);
             match capture {
@@ -487,35 +529,58 @@ impl<'c> Session<'c> {
                 HostData::Slice(s) => {
                     let len = s.len();
                     let layout = ColumnLayout::new(&s.desc(), len).ok_or_else(too_big)?;
-                    let bytes = column_of(s.column_bytes(), &layout, len, |i, w| s.value(i, w));
                     header[4 * k] = at as u64;
                     header[4 * k + 1] = len as u64;
+                    match s.resident(self.backend).filter(|r| r.layout == layout) {
+                        // Already on the device: copied within it, not from the host.
+                        Some(resident) => on_device.push((at, resident)),
+                        None => {
+                            let bytes =
+                                column_of(s.column_bytes(), &layout, len, |i, w| s.value(i, w));
+                            columns.push((at, bytes));
+                        }
+                    }
                     at += layout.bytes;
-                    columns.push((header[4 * k] as usize, bytes));
                 }
                 HostData::Jagged(j) => {
                     let values = j.values();
                     let layout = ColumnLayout::new(&j.desc(), values).ok_or_else(too_big)?;
-                    let bytes = jagged_values(j, &layout);
+                    let offsets_layout =
+                        ColumnLayout::new(&TypeDesc::Prim(Prim::U64), j.rows() + 1)
+                            .ok_or_else(too_big)?;
                     header[4 * k] = at as u64;
                     header[4 * k + 1] = j.rows() as u64;
                     header[4 * k + 3] = values as u64;
+                    let values_at = at;
                     at += layout.bytes;
-                    columns.push((header[4 * k] as usize, bytes));
                     at = at.next_multiple_of(8);
                     header[4 * k + 2] = at as u64;
-                    let offsets = match j.offset_bytes() {
-                        Some(raw) => ColumnBytes::Borrowed(raw),
-                        None => {
-                            let mut offsets = Vec::with_capacity(j.rows() + 1);
-                            j.offsets(&mut offsets);
-                            ColumnBytes::Converted(
-                                offsets.iter().flat_map(|o| o.to_le_bytes()).collect(),
-                            )
-                        }
-                    };
+                    let offsets_at = at;
                     at += (j.rows() + 1) * 8;
-                    columns.push((header[4 * k + 2] as usize, offsets));
+                    let resident = j
+                        .resident(self.backend)
+                        .filter(|(v, o)| v.layout == layout && o.layout == offsets_layout);
+                    match resident {
+                        // Already on the device: copied within it, not from the host.
+                        Some((v, o)) => {
+                            on_device.push((values_at, v));
+                            on_device.push((offsets_at, o));
+                        }
+                        None => {
+                            columns.push((values_at, jagged_values(j, &layout)));
+                            let offsets = match j.offset_bytes() {
+                                Some(raw) => ColumnBytes::Borrowed(raw),
+                                None => {
+                                    let mut offsets = Vec::with_capacity(j.rows() + 1);
+                                    j.offsets(&mut offsets);
+                                    ColumnBytes::Converted(
+                                        offsets.iter().flat_map(|o| o.to_le_bytes()).collect(),
+                                    )
+                                }
+                            };
+                            columns.push((offsets_at, offsets));
+                        }
+                    }
                 }
                 HostData::Range(_) | HostData::Elements(_) => {
                     return Err(DeviceFailure {
@@ -545,6 +610,13 @@ impl<'c> Session<'c> {
             for (offset, bytes) in columns {
                 self.copy_in(&mem, offset, bytes)?;
             }
+            for (offset, resident) in on_device {
+                let len = resident.layout.bytes;
+                self.queue.copy(&resident.buffer, 0, &mem.buf, offset, len).map_err(fatal)?;
+                self.stats.dram_minimum += len as u64;
+                // A copy within the device: read once and written once there.
+                self.stats.dram_bytes += 2 * len as u64;
+            }
             self.caps = Some(mem);
         } else {
             let dummy = self.alloc(8)?;
@@ -557,23 +629,30 @@ impl<'c> Session<'c> {
                 self.root_len = r.len() as u64;
                 self.root_start = r.start_bits();
                 let dummy = self.alloc(8)?;
-                self.root = Some(dummy);
+                self.root = Some(Held::Own(dummy));
             }
             HostData::Jagged(j) => {
                 // The rows of an array of rows: the row indices 0..rows, as a range.
                 self.root_len = j.rows() as u64;
                 self.root_start = 0;
                 let dummy = self.alloc(8)?;
-                self.root = Some(dummy);
+                self.root = Some(Held::Own(dummy));
             }
             HostData::Elements(e) => {
                 let len = e.len();
                 let layout = ColumnLayout::new(&e.desc(), len).ok_or_else(too_big)?;
-                let bytes = column_of(e.column_bytes(), &layout, len, |i, w| e.value(i, w));
-                let mem = self.alloc(layout.bytes as u64)?;
-                self.stats.dram_minimum += bytes.bytes().len() as u64;
-                self.copy_in(&mem, 0, bytes)?;
-                self.root = Some(mem);
+                self.stats.dram_minimum +=
+                    layout.leaves.iter().map(|l| (l.size() * len) as u64).sum::<u64>();
+                match e.resident(self.backend).filter(|r| r.layout == layout) {
+                    // Already in the device's memory: read there, nothing copied.
+                    Some(resident) => self.root = Some(Held::Resident(&resident.buffer)),
+                    None => {
+                        let bytes = column_of(e.column_bytes(), &layout, len, |i, w| e.value(i, w));
+                        let mem = self.alloc(layout.bytes as u64)?;
+                        self.copy_in(&mem, 0, bytes)?;
+                        self.root = Some(Held::Own(mem));
+                    }
+                }
                 self.root_len = len as u64;
                 self.root_cap = len as u64;
             }
@@ -584,6 +663,11 @@ impl<'c> Session<'c> {
                 })
             }
         }
+        // Uploads of resident values this run caused (a `DeviceVec` made on the host, read
+        // by a device for the first time) are this run's copies.
+        let (copies, bytes) = super::resident::uploaded();
+        self.stats.copies_in += copies - uploaded.0;
+        self.stats.bytes_in += bytes - uploaded.1;
         if self.plan.root == RootKind::Elements && matches!(root, HostData::Range(_)) {
             return Err(DeviceFailure {
                 message: "the plan reads elements of a range".into(),
@@ -599,7 +683,7 @@ impl<'c> Session<'c> {
             Arg::Buffer(&self.caps.as_ref().expect("uploaded").buf),
             Arg::U64(self.root_start),
             Arg::U64(self.root_cap),
-            Arg::Buffer(&self.root.as_ref().expect("uploaded").buf),
+            Arg::Buffer(self.root.as_ref().expect("uploaded").buf()),
         ]
     }
 
@@ -1045,6 +1129,11 @@ impl<'c> Session<'c> {
                 let value_bytes = values.layout.bytes as u64 / values.cap.max(1);
                 self.stats.dram_minimum += kept * value_bytes;
                 let layout = values.layout.clone();
+                if top.keeps() {
+                    debug_assert_eq!(values.cap, kept, "a kept column holds exactly its values");
+                    top.keep(values.mem.into_buffer(), layout, kept as usize);
+                    return Ok(());
+                }
                 let mut fetch = Fetch { session: self, column: &values.mem.buf };
                 top.values(&layout, kept as usize, &mut fetch)
             }

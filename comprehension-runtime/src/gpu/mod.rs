@@ -4,6 +4,7 @@
 
 mod arena;
 mod cache;
+pub mod calibrate;
 #[cfg(feature = "cuda-api")]
 pub mod cuda;
 pub mod device;
@@ -16,6 +17,7 @@ pub(crate) mod opencl;
 pub mod par_fn;
 pub mod plan;
 mod program;
+pub mod resident;
 pub(crate) mod segmented;
 pub(crate) mod sort;
 pub mod types;
@@ -221,7 +223,7 @@ fn run<T>(
         site,
         prepared.types.clone(),
         prepared.faults.clone(),
-        backend.name(),
+        backend,
     )?;
     session.stats.compile = compile;
     for origin in origins {
@@ -383,6 +385,98 @@ impl<T: Send> executor::TopSink for CollectSink<T> {
     fn partial(&mut self, _: &[u8], _: &types::ColumnLayout, _: plan::ReduceKind) {
         unreachable!("a par! has no partial results")
     }
+}
+
+/// The values of a `par_device!`, kept on the device chunk after chunk.
+struct ResidentSink {
+    chunks: Vec<(device::Buffer, types::ColumnLayout, usize)>,
+}
+
+impl executor::TopSink for ResidentSink {
+    fn values(
+        &mut self,
+        _: &types::ColumnLayout,
+        _: usize,
+        _: &mut executor::Fetch<'_, '_>,
+    ) -> Result<(), DeviceFailure> {
+        unreachable!("a par_device! keeps its values on the device")
+    }
+
+    fn keeps(&self) -> bool {
+        true
+    }
+
+    fn keep(&mut self, buffer: device::Buffer, layout: types::ColumnLayout, count: usize) {
+        if count > 0 {
+            self.chunks.push((buffer, layout, count));
+        }
+    }
+
+    fn begin_rows(&mut self, _: usize) {
+        unreachable!("a par_device! has no rows")
+    }
+
+    fn row_values(&mut self, _: &[u8], _: &types::ColumnLayout, _: &[u64]) {
+        unreachable!("a par_device! has no rows")
+    }
+
+    fn partial(&mut self, _: &[u8], _: &types::ColumnLayout, _: plan::ReduceKind) {
+        unreachable!("a par_device! has no partial results")
+    }
+}
+
+/// Runs a comprehension's device half on `backend`'s device, leaving its values there.
+pub(crate) fn collect_resident<T: types::DeviceType>(
+    backend: Backend,
+    site: &'static Site,
+    offload: &Offload<'_, T>,
+) -> Result<crate::DeviceVec<T>, DeviceFailure> {
+    if matches!(offload.parts().map(|p| p.plan.comp.terminal), Some(plan::Terminal::Rows)) {
+        return Err(DeviceFailure { message: "its elements are rows".into(), fatal: false });
+    }
+    let mut sink = ResidentSink { chunks: Vec::new() };
+    run(backend, site, offload, &mut sink)?;
+    let fatal = |e: DeviceError| DeviceFailure { message: e.to_string(), fatal: true };
+    let desc = T::desc();
+    let resident = match sink.chunks.len() {
+        0 => {
+            let layout = types::ColumnLayout::new(&desc, 0).expect("no values");
+            resident::Resident::upload(backend, &[], layout, 0).map_err(fatal)?
+        }
+        1 => {
+            let (buffer, layout, len) = sink.chunks.pop().expect("one chunk");
+            resident::Resident::new(backend, buffer, layout, len)
+        }
+        _ => {
+            // Several chunks: their columns joined, leaf by leaf, within the device.
+            let len: usize = sink.chunks.iter().map(|c| c.2).sum();
+            let layout = types::ColumnLayout::new(&desc, len).ok_or_else(|| DeviceFailure {
+                message: format!("a column of {len} values does not fit in memory"),
+                fatal: true,
+            })?;
+            let device = device_of(backend)?;
+            let buffer = device.alloc(layout.bytes.max(8)).map_err(fatal)?;
+            let queue = device.queue().map_err(fatal)?;
+            let mut at = 0;
+            for (chunk, chunk_layout, count) in &sink.chunks {
+                for (k, leaf) in layout.leaves.iter().enumerate() {
+                    queue
+                        .copy(
+                            chunk,
+                            chunk_layout.offsets[k],
+                            &buffer,
+                            layout.offsets[k] + at * leaf.size(),
+                            count * leaf.size(),
+                        )
+                        .map_err(fatal)?;
+                }
+                at += count;
+            }
+            queue.finish().map_err(fatal)?;
+            resident::Resident::new(backend, buffer, layout, len)
+        }
+    };
+    Ok(crate::DeviceVec::on_device(resident))
 }
 
 /// A reduction's partial results, combined in order.

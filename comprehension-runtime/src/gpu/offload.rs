@@ -11,9 +11,11 @@
 //! copies nothing, so a run that stays on the CPU pays for nothing but a few pointers.
 
 use super::plan::DevicePlan;
+use super::resident::Resident;
 use super::types::{
     columns_par, ColumnLayout, ColumnReader, ColumnWriter, DeviceType, TypeDesc, PIECE,
 };
+use crate::backend::Backend;
 use crate::jagged::Jagged;
 use crate::source::{Integer, Source};
 use std::marker::PhantomData;
@@ -90,6 +92,29 @@ pub trait DynSlice: Sync {
     fn column_bytes(&self) -> Option<&[u8]> {
         None
     }
+    /// The elements already in `backend`'s device memory (a `DeviceVec`).
+    fn resident(&self, backend: Backend) -> Option<&Resident> {
+        let _ = backend;
+        None
+    }
+}
+
+impl<T: DeviceType> DynSlice for crate::DeviceVec<T> {
+    fn desc(&self) -> TypeDesc {
+        T::desc()
+    }
+    fn len(&self) -> usize {
+        crate::DeviceVec::len(self)
+    }
+    fn value(&self, index: usize, out: &mut ColumnWriter<'_>) {
+        DeviceType::write(&self[index], out)
+    }
+    fn column_bytes(&self) -> Option<&[u8]> {
+        T::as_column(self.as_slice())
+    }
+    fn resident(&self, backend: Backend) -> Option<&Resident> {
+        crate::DeviceVec::resident(self, backend)
+    }
 }
 
 impl<T: DeviceType> DynSlice for [T] {
@@ -149,6 +174,9 @@ impl<S: DynSlice + ?Sized> DynSlice for &S {
     }
     fn column_bytes(&self) -> Option<&[u8]> {
         (**self).column_bytes()
+    }
+    fn resident(&self, backend: Backend) -> Option<&Resident> {
+        (**self).resident(backend)
     }
 }
 
@@ -229,6 +257,42 @@ pub trait DynJagged: Sync {
     /// The offsets' bytes in memory, when they already are `u64`s as the device reads them.
     fn offset_bytes(&self) -> Option<&[u8]> {
         None
+    }
+    /// The values and the offsets already in `backend`'s device memory (a `DeviceJagged`).
+    fn resident(&self, backend: Backend) -> Option<(&Resident, &Resident)> {
+        let _ = backend;
+        None
+    }
+}
+
+impl<T: DeviceType> DynJagged for crate::DeviceJagged<T> {
+    fn desc(&self) -> TypeDesc {
+        T::desc()
+    }
+    fn rows(&self) -> usize {
+        self.len()
+    }
+    fn values(&self) -> usize {
+        crate::DeviceJagged::values(self).len()
+    }
+    fn offsets(&self, out: &mut Vec<u64>) {
+        out.extend_from_slice(self.offsets_host());
+    }
+    fn write_row(&self, row: usize, at: usize, out: &mut ColumnWriter<'_>) -> usize {
+        let values = self.row(row);
+        for (k, v) in values.iter().enumerate() {
+            DeviceType::write(v, out.at(at + k));
+        }
+        values.len()
+    }
+    fn column_bytes(&self) -> Option<&[u8]> {
+        T::as_column(crate::DeviceJagged::values(self).as_slice())
+    }
+    fn offset_bytes(&self) -> Option<&[u8]> {
+        u64::as_column(self.offsets_host())
+    }
+    fn resident(&self, backend: Backend) -> Option<(&Resident, &Resident)> {
+        crate::DeviceJagged::resident(self, backend)
     }
 }
 
@@ -342,6 +406,9 @@ impl<S: DynJagged + ?Sized> DynJagged for &S {
     fn offset_bytes(&self) -> Option<&[u8]> {
         (**self).offset_bytes()
     }
+    fn resident(&self, backend: Backend) -> Option<(&Resident, &Resident)> {
+        (**self).resident(backend)
+    }
 }
 
 /// An integer range behind a reference.
@@ -431,6 +498,8 @@ pub trait DynElements: Sync {
     /// The elements' bytes in memory, when they are stored as one slice that already is their
     /// device column.
     fn column_bytes(&self) -> Option<&[u8]>;
+    /// The elements already in `backend`'s device memory (a `DeviceVec`).
+    fn resident(&self, backend: Backend) -> Option<&Resident>;
 }
 
 impl<S> DynElements for S
@@ -449,6 +518,9 @@ where
     }
     fn column_bytes(&self) -> Option<&[u8]> {
         self.as_slice().and_then(<S::Item as DeviceType>::as_column)
+    }
+    fn resident(&self, backend: Backend) -> Option<&Resident> {
+        Source::resident(self, backend)
     }
 }
 

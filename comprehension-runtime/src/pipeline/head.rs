@@ -44,6 +44,16 @@ where
         self.stage.drive(self.site, MapBody { head: self.head }, Collect { offload, exec })
     }
 
+    /// Runs the comprehension on the backend in effect, leaving its elements on the device
+    /// when it runs there (`par_device!`).
+    pub fn collect_device_on(self, offload: Offload<'_, T>) -> crate::DeviceVec<T>
+    where
+        T: crate::gpu::types::DeviceType,
+    {
+        let exec = crate::backend::host_executor();
+        self.stage.drive(self.site, MapBody { head: self.head }, CollectDevice { offload, exec })
+    }
+
     /// Runs the comprehension on the host backend in effect, combining its elements with
     /// `reducer`.
     pub fn reduce_with<R: Reducer<T>>(self, reducer: R) -> R::Result {
@@ -161,6 +171,34 @@ impl<T: Send> Driver<T, Rooted> for Collect<'_, T> {
     }
 
     fn run_nested<B: Body<Rooted, Out = T>>(self, _: &'static Site, _: B) -> Vec<T> {
+        unreachable!("parcomp: a comprehension rooted at a source has no enclosing context")
+    }
+}
+
+/// The terminal that leaves the outputs on the device (`par_device!`).
+pub struct CollectDevice<'a, T> {
+    offload: Offload<'a, T>,
+    exec: HostExecutor,
+}
+
+impl<T: crate::gpu::types::DeviceType> Driver<T, Rooted> for CollectDevice<'_, T> {
+    type Output = crate::DeviceVec<T>;
+    type Exec = HostExecutor;
+
+    fn executor(&self) -> HostExecutor {
+        self.exec
+    }
+
+    fn run<S, B>(self, site: &'static Site, source: S, body: B) -> crate::DeviceVec<T>
+    where
+        S: Source + Sync,
+        S::Item: Clone + Send + Sync,
+        B: Body<S::Item, Out = T>,
+    {
+        crate::backend::collect_device(site, self.exec, self.offload, &source, &body)
+    }
+
+    fn run_nested<B: Body<Rooted, Out = T>>(self, _: &'static Site, _: B) -> crate::DeviceVec<T> {
         unreachable!("parcomp: a comprehension rooted at a source has no enclosing context")
     }
 }

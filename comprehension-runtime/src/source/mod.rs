@@ -41,6 +41,14 @@ pub trait Source {
     fn as_slice(&self) -> Option<&[Self::Item]> {
         None
     }
+
+    /// The elements already in `backend`'s device memory (a [`DeviceVec`](crate::DeviceVec)):
+    /// a device run reads them there, copying nothing.
+    #[doc(hidden)]
+    fn resident(&self, backend: crate::Backend) -> Option<&crate::gpu::resident::Resident> {
+        let _ = backend;
+        None
+    }
 }
 
 impl<S: Source + ?Sized> Source for &S {
@@ -55,6 +63,9 @@ impl<S: Source + ?Sized> Source for &S {
     }
     fn as_slice(&self) -> Option<&[S::Item]> {
         (**self).as_slice()
+    }
+    fn resident(&self, backend: crate::Backend) -> Option<&crate::gpu::resident::Resident> {
+        (**self).resident(backend)
     }
 }
 

@@ -76,7 +76,7 @@ pub fn analyze(
         locals: device.locals,
         root_rows,
     };
-    Some(Compiled { plan, vars, device: unit })
+    Some(Compiled { plan, vars, device: unit, device_result: false })
 }
 
 /// The state shared by the analysis of a comprehension and of everything inside it.

@@ -24,6 +24,8 @@ pub struct Compiled {
     pub vars: Vec<Var>,
     /// The device half.
     pub device: DeviceUnit,
+    /// A `par_device!`: the elements stay on the device (a `DeviceVec`) when it runs there.
+    pub device_result: bool,
 }
 
 /// What the device half of a comprehension needs beyond its plan.

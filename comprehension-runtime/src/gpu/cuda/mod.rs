@@ -488,6 +488,34 @@ impl Queue for CudaQueue<'_> {
             .map_err(|e| api(DeviceErrorKind::Transfer, "cuMemsetD8Async", e))
     }
 
+    fn copy(
+        &self,
+        src: &Buffer,
+        src_offset: usize,
+        dst: &Buffer,
+        dst_offset: usize,
+        len: usize,
+    ) -> Result<(), DeviceError> {
+        if len == 0 {
+            return Ok(());
+        }
+        let (from, to) = (self.device.memory(src)?, self.device.memory(dst)?);
+        src.check_range(src_offset, len)?;
+        dst.check_range(dst_offset, len)?;
+        self.device.bind()?;
+        // SAFETY: both ranges lie inside their allocations (checked), on this run's stream.
+        unsafe {
+            sys::cuMemcpyDtoDAsync_v2(
+                to.ptr + dst_offset as u64,
+                from.ptr + src_offset as u64,
+                len,
+                self.raw(),
+            )
+        }
+        .result()
+        .map_err(|e| api(DeviceErrorKind::Transfer, "cuMemcpyDtoDAsync", e))
+    }
+
     fn launch(
         &self,
         program: &dyn Program,

@@ -391,6 +391,36 @@ impl Queue for ClQueue<'_> {
         .map_err(|e| api(DeviceErrorKind::Transfer, "clEnqueueFillBuffer", e))
     }
 
+    fn copy(
+        &self,
+        src: &Buffer,
+        src_offset: usize,
+        dst: &Buffer,
+        dst_offset: usize,
+        len: usize,
+    ) -> Result<(), DeviceError> {
+        if len == 0 {
+            return Ok(());
+        }
+        src.check_range(src_offset, len)?;
+        dst.check_range(dst_offset, len)?;
+        // SAFETY: both ranges lie inside their buffers (checked); the handles are only read.
+        unsafe {
+            cl3::command_queue::enqueue_copy_buffer(
+                self.queue().get(),
+                mem_of(src).0.get(),
+                mem_of(dst).0.get(),
+                src_offset,
+                dst_offset,
+                len,
+                0,
+                ptr::null(),
+            )
+            .map(release)
+        }
+        .map_err(|e| api(DeviceErrorKind::Transfer, "clEnqueueCopyBuffer", e))
+    }
+
     fn launch(
         &self,
         program: &dyn Program,

@@ -134,6 +134,9 @@ fn plan_body(
     let plan = &compiled.plan;
     let (device_items, offload_value) = offload::emit(compiled, rt, root, run);
     let terminal = match &plan.terminal {
+        Terminal::Collect if compiled.device_result => {
+            quote! { .collect_device_on(#offload_value) }
+        }
         Terminal::Collect => quote! { .collect_on(#offload_value) },
         other => {
             let reducer = reducer(other, rt);
