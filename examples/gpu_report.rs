@@ -11,8 +11,9 @@
 //!
 //! For each workload: the end-to-end median on the device (everything a caller waits for:
 //! program lookup, copies, kernels, reading back), the device run of its last run (from the
-//! first launch to the last result read: kernels and the copies between them) and the time of
-//! the copies alone, the first run's program build (compiled now, or loaded from the disk cache), the
+//! first launch to the last result read: kernels and the copies between them) and the time the
+//! host spent queueing copies and waiting for reads (copies are asynchronous, so a wait includes
+//! the kernels queued before it), the first run's program build (compiled now, or loaded from the disk cache), the
 //! peak device memory, and the ratios against the host versions. Then the achieved bandwidth of
 //! the expand kernel (bytes written per second of kernel time) and of the reduction kernel
 //! (bytes read per second). On PoCL the "device" is this machine's CPU: the numbers describe an
@@ -306,7 +307,7 @@ fn main() {
     let _ = writeln!(out);
     let _ = writeln!(
         out,
-        "| workload | size | ran on | end-to-end | device run | of it, copies | first run (build) | \
+        "| workload | size | ran on | end-to-end | device run | of it, host in copies and waits | first run (build) | \
          peak device memory | seq | rayon | device/seq | device/rayon |"
     );
     let _ = writeln!(out, "|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|");

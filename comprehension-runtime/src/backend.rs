@@ -280,10 +280,26 @@ impl Threshold {
     /// Why no work goes to the device, when its calibration found it slower than rayon.
     fn never(&self) -> Option<String> {
         match (self.elements, &self.origin) {
-            (u64::MAX, ThresholdOrigin::Calibrated(c)) => Some(format!(
-                "the device is slower than rayon on this machine (calibrated: {c}); \
-                 PARCOMP_DEVICE_MIN_WORK or set_device_threshold sends large work to it"
-            )),
+            (u64::MAX, ThresholdOrigin::Calibrated(c)) => {
+                // Written once per calibration: every comprehension that stays on the host
+                // says it, and a tiny one must not pay for formatting the figures each time.
+                static SAID: std::sync::Mutex<Vec<(usize, &'static str)>> =
+                    std::sync::Mutex::new(Vec::new());
+                let key = std::ptr::from_ref::<gpu::calibrate::Calibration>(c) as usize;
+                let mut said = SAID.lock().unwrap_or_else(|p| p.into_inner());
+                if let Some(&(_, why)) = said.iter().find(|(k, _)| *k == key) {
+                    return Some(why.to_string());
+                }
+                let why: &'static str = Box::leak(
+                    format!(
+                        "the device is slower than rayon on this machine (calibrated: {c}); \
+                         PARCOMP_DEVICE_MIN_WORK or set_device_threshold sends large work to it"
+                    )
+                    .into_boxed_str(),
+                );
+                said.push((key, why));
+                Some(why.to_string())
+            }
             _ => None,
         }
     }
