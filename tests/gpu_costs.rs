@@ -8,6 +8,15 @@ mod support;
 use parcomp::{par, par_count, par_sum, Jagged, RunStats};
 use support::on_device;
 
+/// One test's device runs at a time: the tests of this binary run on parallel threads and share
+/// the device's arena, and one test's runs must not take the buffers another's second run
+/// counts on finding there.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// The statistics of `f`'s device run (`f` runs one comprehension), with its result checked
 /// against the sequential backend.
 fn costs<T: PartialEq + std::fmt::Debug>(f: impl Fn() -> T) -> Option<(T, RunStats)> {
@@ -21,6 +30,7 @@ fn costs<T: PartialEq + std::fmt::Debug>(f: impl Fn() -> T) -> Option<(T, RunSta
 
 #[test]
 fn a_sum_of_a_slice_is_one_copy_two_launches_one_wait() {
+    let _serial = serial();
     for n in [1usize, 1000, 300_000, 3_000_000] {
         let v: Vec<u64> = (0..n as u64).map(|i| i.wrapping_mul(0x9E37_79B9) % 1_000_003).collect();
         let Some((_, s)) = costs(|| par_sum![x | x <- &v]) else { return };
@@ -43,6 +53,7 @@ fn a_sum_of_a_slice_is_one_copy_two_launches_one_wait() {
 
 #[test]
 fn primitive_results_come_back_without_conversion() {
+    let _serial = serial();
     let v: Vec<u32> = (0..200_000).collect();
     let Some((_, s)) = costs(|| par![x * 3 | x <- &v]) else { return };
     assert_eq!((s.copies_in, s.copies_out, s.bytes_converted), (1, 1, 0), "{s:?}");
@@ -55,6 +66,7 @@ fn primitive_results_come_back_without_conversion() {
 
 #[test]
 fn tuples_are_split_and_assembled_once() {
+    let _serial = serial();
     let pairs: Vec<(u32, f64)> = (0..50_000).map(|i| (i, i as f64 * 0.25)).collect();
     let Some((_, s)) = costs(|| par![(b, a + 1) | (a, b) <- &pairs]) else { return };
     // The input's two columns, then the output's two, each converted once on the host.
@@ -64,6 +76,7 @@ fn tuples_are_split_and_assembled_once() {
 
 #[test]
 fn host_waits_per_plan_shape_do_not_grow_with_the_size() {
+    let _serial = serial();
     // (shape, host waits, launches) for two sizes each: the same counts.
     for n in [50u64, 700] {
         let Some((_, expand)) = costs(|| par![(x, y) | x <- 0..n, y <- 0..x]) else { return };
@@ -111,6 +124,7 @@ fn host_waits_per_plan_shape_do_not_grow_with_the_size() {
 
 #[test]
 fn a_second_run_allocates_nothing() {
+    let _serial = serial();
     let v: Vec<u64> = (0..100_000).collect();
     let run = || par![(x, y) | x <- &v, y <- 0..x % 5, (x + y) % 3 != 0];
     let Some((_, first)) = costs(run) else { return };
@@ -121,6 +135,7 @@ fn a_second_run_allocates_nothing() {
 
 #[test]
 fn a_large_space_runs_in_one_chunk() {
+    let _serial = serial();
     // The chunk follows the device's memory: ten million positions are one chunk per level.
     let Some((sum, s)) = costs(|| par_sum![x as u64 | x <- 0..10_000_000u32]) else { return };
     assert_eq!(sum, 10_000_000 * 9_999_999 / 2);
