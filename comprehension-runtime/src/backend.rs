@@ -463,9 +463,28 @@ where
     S::Item: Clone + Send + Sync,
     B: Body<S::Item>,
 {
+    collect_where_placed(site, exec, offload, source, body, gpu::collect, |out| out)
+}
+
+/// A collecting run where [`place`] puts it: `on_device` on the device chosen, else the host
+/// executor's `Vec`, made the result by `from_host`.
+fn collect_where_placed<S, B, R>(
+    site: &'static Site,
+    exec: HostExecutor,
+    offload: Offload<'_, B::Out>,
+    source: &S,
+    body: &B,
+    on_device: impl FnOnce(Backend, &'static Site, &Offload<'_, B::Out>) -> Result<R, DeviceFailure>,
+    from_host: impl FnOnce(Vec<B::Out>) -> R,
+) -> R
+where
+    S: Source + Sync,
+    S::Item: Clone + Send + Sync,
+    B: Body<S::Item>,
+{
     let reason = match place(&offload, |threshold| estimate_work(source, body, threshold)) {
         Placement::Host(reason) => reason,
-        Placement::Device(backend) => match gpu::collect(backend, site, &offload) {
+        Placement::Device(backend) => match on_device(backend, site, &offload) {
             Ok(out) => {
                 trace::ran(site, backend, None);
                 return out;
@@ -475,7 +494,7 @@ where
     };
     let out = exec.collect(site, source, body);
     trace::ran(site, host_backend(), reason);
-    out
+    from_host(out)
 }
 
 /// Runs a comprehension where [`place`] puts it, leaving its outputs on the device when it ran
@@ -493,19 +512,15 @@ where
     B: Body<S::Item>,
     B::Out: gpu::types::DeviceType,
 {
-    let reason = match place(&offload, |threshold| estimate_work(source, body, threshold)) {
-        Placement::Host(reason) => reason,
-        Placement::Device(backend) => match gpu::collect_resident(backend, site, &offload) {
-            Ok(out) => {
-                trace::ran(site, backend, None);
-                return out;
-            }
-            Err(failure) => Some(after_failure(site, backend, &failure)),
-        },
-    };
-    let out = exec.collect(site, source, body);
-    trace::ran(site, host_backend(), reason);
-    crate::DeviceVec::on_host(out)
+    collect_where_placed(
+        site,
+        exec,
+        offload,
+        source,
+        body,
+        gpu::collect_resident,
+        crate::DeviceVec::on_host,
+    )
 }
 
 /// Runs a comprehension, reducing its outputs, where [`place`] puts it.

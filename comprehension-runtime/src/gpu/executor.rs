@@ -27,7 +27,7 @@ use super::arena::Scratch;
 use super::device::{Arg, Buffer, Device, DeviceError, DeviceErrorKind, Queue};
 use super::fault::{self, Fault};
 use super::offload::{column_of, ColumnBytes, DynJagged, HostData};
-use super::plan::{ClassId, Comp, DevicePlan, ReduceKind, RootKind, Terminal};
+use super::plan::{ClassId, Comp, DevicePlan, Level, ReduceKind, RootKind, Terminal};
 use super::program::{Built, GROUP, LBS_ITEMS, TILE};
 use super::resident::Resident;
 use super::types::{columns_par, Prim};
@@ -873,6 +873,34 @@ impl<'c> Session<'c> {
         self.types[class as usize].leaves().iter().map(|l| l.size() as u64).sum()
     }
 
+    /// The number of children of the first `asked` parents (in `columns` of capacity `cap`),
+    /// by the level's size kernel, in a new buffer.
+    fn sizes(
+        &mut self,
+        level: &Level,
+        asked: u64,
+        cap: u64,
+        columns: &[(u32, Column<'c>)],
+    ) -> Result<Mem<'c>, DeviceFailure> {
+        let size_kernel = level.size_kernel.expect("a level with parents is sized");
+        let sizes = self.alloc(asked * 8)?;
+        let per_parent = 8 + level
+            .inputs
+            .iter()
+            .map(|&v| self.class_bytes(self.plan.vars[v as usize]))
+            .sum::<u64>();
+        self.count_launch(size_kernel, asked * per_parent);
+        let mut args: Vec<Arg<'_>> = self.common().to_vec();
+        args.push(Arg::U64(asked));
+        args.push(Arg::U64(cap));
+        for &v in level.inputs {
+            args.push(Arg::Buffer(&input(columns, v).mem.buf));
+        }
+        args.push(Arg::Buffer(&sizes.buf));
+        self.queue.launch(&*self.program, size_kernel, asked, GROUP, &args).map_err(fatal)?;
+        Ok(sizes)
+    }
+
     /// The size of every child of a regular level (the same for every parent): asked of the
     /// device once per run, with the fault word (one wait).
     fn fanout(
@@ -889,24 +917,7 @@ impl<'c> Session<'c> {
         let Parents::Rows { cap, columns, .. } = parents else {
             unreachable!("a regular level has parents")
         };
-        let sizes = self.alloc(8)?;
-        let size_kernel = level.size_kernel.expect("a level with parents is sized");
-        let dram = 8 + level
-            .inputs
-            .iter()
-            .map(|&v| self.class_bytes(self.plan.vars[v as usize]))
-            .sum::<u64>();
-        self.count_launch(size_kernel, dram);
-        {
-            let mut args: Vec<Arg<'_>> = self.common().to_vec();
-            args.push(Arg::U64(1));
-            args.push(Arg::U64(*cap));
-            for &v in level.inputs {
-                args.push(Arg::Buffer(&input(columns, v).mem.buf));
-            }
-            args.push(Arg::Buffer(&sizes.buf));
-            self.queue.launch(&*self.program, size_kernel, 1, GROUP, &args).map_err(fatal)?;
-        }
+        let sizes = self.sizes(level, 1, *cap, columns)?;
         let fanout = self.read_u64s(&[(&sizes, 0)])?[0];
         self.fanouts.push((key.0, key.1, fanout));
         Ok(fanout)
@@ -938,27 +949,7 @@ impl<'c> Session<'c> {
                     });
                     (total, fanout, None, *count, whole)
                 } else {
-                    let size_kernel = level.size_kernel.expect("a level with parents is sized");
-                    let sizes = self.alloc(count * 8)?;
-                    let dram = count
-                        * (8 + level
-                            .inputs
-                            .iter()
-                            .map(|&v| self.class_bytes(self.plan.vars[v as usize]))
-                            .sum::<u64>());
-                    self.count_launch(size_kernel, dram);
-                    {
-                        let mut args: Vec<Arg<'_>> = self.common().to_vec();
-                        args.push(Arg::U64(*count));
-                        args.push(Arg::U64(*cap));
-                        for &v in level.inputs {
-                            args.push(Arg::Buffer(&input(columns, v).mem.buf));
-                        }
-                        args.push(Arg::Buffer(&sizes.buf));
-                        self.queue
-                            .launch(&*self.program, size_kernel, *count, GROUP, &args)
-                            .map_err(fatal)?;
-                    }
+                    let sizes = self.sizes(level, *count, *cap, columns)?;
                     let (offsets, total) = self.scan(&sizes, *count)?;
                     (total, 0, Some(offsets), *count, None)
                 }
