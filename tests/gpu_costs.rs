@@ -75,34 +75,49 @@ fn tuples_are_split_and_assembled_once() {
 }
 
 #[test]
-fn host_waits_per_plan_shape_do_not_grow_with_the_size() {
+fn host_waits_and_launches_per_plan_shape_do_not_grow_with_the_size() {
     let _serial = serial();
-    // (shape, host waits, launches) for two sizes each: the same counts.
+    // (host waits, launches) of each plan shape at two sizes (one chunk each): the same counts,
+    // those the gpu README's table gives.
     for n in [50u64, 700] {
         let Some((_, expand)) = costs(|| par![(x, y) | x <- 0..n, y <- 0..x]) else { return };
-        // The sizes' total, then the values.
-        assert_eq!((expand.host_waits, expand.launches), (2, 8), "expand, n = {n}: {expand:?}");
+        // The first level; the sizes, their scan (3) and its total; the second level, which
+        // finds its parents itself.
+        assert_eq!((expand.host_waits, expand.launches), (2, 6), "expand, n = {n}: {expand:?}");
 
         let Some((_, filtered)) = costs(|| par![(x, y) | x <- 0..n, y <- 0..x, (x + y) % 3 == 0])
         else {
             return;
         };
-        // The sizes' total, the kept count, the values.
-        assert_eq!(filtered.host_waits, 3, "expand + filter, n = {n}: {filtered:?}");
+        // As the expand, the filtering level in two phases around the scan of its groups'
+        // kept counts, whose total is read.
+        assert_eq!(
+            (filtered.host_waits, filtered.launches),
+            (3, 8),
+            "expand + filter, n = {n}: {filtered:?}"
+        );
 
         let Some((_, product)) = costs(|| par![(x, y) | x <- 0..n, y <- 0..n, (x * y) % 7 == 1])
         else {
             return;
         };
-        // The regular size, the kept count, the values.
-        assert_eq!(product.host_waits, 3, "filtered product, n = {n}: {product:?}");
+        // The first level, the regular size (read), the filtering level's two phases and scan.
+        assert_eq!(
+            (product.host_waits, product.launches),
+            (3, 5),
+            "filtered product, n = {n}: {product:?}"
+        );
 
         let Some((_, count)) = costs(|| par_count![() | x <- 0..n, y <- 0..x, (x ^ y) % 5 == 0])
         else {
             return;
         };
-        // The sizes' total, the count.
-        assert_eq!(count.host_waits, 2, "filtered count, n = {n}: {count:?}");
+        // The sizes' total, the count; a rejected position counts nothing (no packing).
+        assert_eq!(
+            (count.host_waits, count.launches),
+            (2, 7),
+            "filtered count, n = {n}: {count:?}"
+        );
 
         let rows: Vec<Vec<(usize, f64)>> =
             (0..n as usize).map(|i| (0..i % 17).map(|c| (c, c as f64)).collect()).collect();
@@ -115,11 +130,52 @@ fn host_waits_per_plan_shape_do_not_grow_with_the_size() {
         };
         // The inner space's total, the results.
         assert_eq!(nested.host_waits, 2, "nested reduction, n = {n}: {nested:?}");
+        // The contexts and their group ids, the results set to the identity and the carry, the
+        // inner level's sizes and scan, the inner level reducing its tiles, the segmented
+        // reduction of the tiles' summaries (3), the head.
+        assert_eq!(nested.launches, 14, "nested reduction, n = {n}: {nested:?}");
         // The header, the matrix's values and offsets, `x`: one copy each; only the matrix's
         // `(usize, f64)` values are split into two columns on the host.
         assert_eq!(nested.copies_in, 4, "{nested:?}");
         assert_eq!(nested.bytes_converted, m.values().len() as u64 * 16, "{nested:?}");
     }
+}
+
+/// The modelled DRAM traffic of `s` is within half again of the least the computation needs.
+fn near_the_minimum(what: &str, s: &RunStats) {
+    assert!(
+        s.dram_bytes * 2 <= s.dram_minimum * 3,
+        "{what}: {} modelled bytes against a minimum of {} ({:?})",
+        s.dram_bytes,
+        s.dram_minimum,
+        s.kernels
+    );
+}
+
+#[test]
+fn expansions_filters_and_nested_reductions_move_little_more_than_their_data() {
+    let _serial = serial();
+    // No segment id, flag or place per position goes through memory: the traffic is the
+    // outputs (and inputs), and a little per parent and per work-group.
+    let n = 2000u64;
+    let Some((_, expand)) = costs(|| par![(x, y) | x <- 0..n, y <- 0..x]) else { return };
+    near_the_minimum("expand", &expand);
+    let Some((_, filtered)) = costs(|| par![(x, y) | x <- 0..n, y <- 0..x, (x + y) % 3 == 0])
+    else {
+        return;
+    };
+    near_the_minimum("expand + filter", &filtered);
+    let rows: Vec<Vec<(u32, f64)>> = (0..20_000u32)
+        .map(|i| (0..(i * 7919) % 61).map(|c| (c, f64::from(c) * 0.25)).collect())
+        .collect();
+    let m = Jagged::from(rows);
+    let x: Vec<f64> = (0..61).map(|c| f64::from(c) * 0.5).collect();
+    let Some((_, nested)) =
+        costs(|| par![par_sum![v * x[c as usize] | (c, v) <- m.row(i)] | i <- 0..m.len()])
+    else {
+        return;
+    };
+    near_the_minimum("nested reduction", &nested);
 }
 
 #[test]

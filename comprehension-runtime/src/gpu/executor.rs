@@ -28,7 +28,7 @@ use super::device::{Arg, Buffer, Device, DeviceError, DeviceErrorKind, Queue};
 use super::fault::{self, Fault};
 use super::offload::{column_of, ColumnBytes, DynJagged, HostData};
 use super::plan::{ClassId, Comp, DevicePlan, Level, ReduceKind, RootKind, Terminal};
-use super::program::{Built, GROUP, LBS_ITEMS, TILE};
+use super::program::{reduce_items, Built, GROUP, LBS_ITEMS, TILE};
 use super::resident::Resident;
 use super::types::{columns_par, Prim};
 use super::types::{ColumnLayout, ColumnWriter, TypeDesc};
@@ -192,9 +192,6 @@ struct Carry<'c> {
     values: [Column<'c>; 2],
     current: usize,
 }
-
-/// Contexts after a compaction: how many, their columns (by variable) and their groups.
-type Compacted<'c> = (u64, Vec<(u32, Column<'c>)>, Option<Mem<'c>>);
 
 /// Where the head's values go.
 pub(crate) trait TopSink {
@@ -734,140 +731,6 @@ impl<'c> Session<'c> {
         Ok((offsets, total))
     }
 
-    /// The parent of every position of a chunk, by the load-balanced search (the bounds of
-    /// the chunk's segments computed and read on the device: nothing waits).
-    fn search(
-        &mut self,
-        offsets: &Mem<'c>,
-        parents: u64,
-        j0: u64,
-        count: u64,
-    ) -> Result<Mem<'c>, DeviceFailure> {
-        let bounds = self.alloc(16)?;
-        let seg = self.alloc(count * 8)?;
-        let queue = &self.queue;
-        let generic = &*self.generic;
-        launch_search(
-            &|kernel, items, args| queue.launch(generic, kernel, items, GROUP, args),
-            &offsets.buf,
-            parents,
-            j0,
-            count,
-            &bounds.buf,
-            &seg.buf,
-        )
-        .map_err(fatal)?;
-        if count > 0 {
-            self.count_launch("pc_lbs_bounds", 16);
-            // The merge reads the offsets of the chunk's segments and writes a u64 each.
-            self.count_launch("pc_lbs", count * 8 + parents.min(count + 1) * 8);
-        }
-        Ok(seg)
-    }
-
-    /// Moves the positions `flags` kept to the front of new columns; returns them and their count.
-    fn compact(
-        &mut self,
-        flags: &Mem<'c>,
-        count: u64,
-        columns: Vec<(u32, Column<'c>)>,
-        group: Option<Mem<'c>>,
-    ) -> Result<Compacted<'c>, DeviceFailure> {
-        let (positions, kept) = self.scan(flags, count)?;
-        let mut out = Vec::with_capacity(columns.len());
-        for (var, column) in columns {
-            out.push((var, self.compact_column(flags, &positions, count, column, kept)?));
-        }
-        let group = match group {
-            Some(g) => Some(self.compact_group(flags, &positions, count, &g, kept)?),
-            None => None,
-        };
-        Ok((kept, out, group))
-    }
-
-    /// Compacts one value column (of class `class`) by `flags`.
-    fn compact_values(
-        &mut self,
-        flags: &Mem<'c>,
-        count: u64,
-        values: Column<'c>,
-    ) -> Result<(u64, Column<'c>), DeviceFailure> {
-        let (positions, kept) = self.scan(flags, count)?;
-        let tight = self.compact_column(flags, &positions, count, values, kept)?;
-        Ok((kept, tight))
-    }
-
-    /// Moves the values of `values` that `flags` kept to the places `positions` (their scan)
-    /// gives, in a new column of `kept` values.
-    fn compact_column(
-        &mut self,
-        flags: &Mem<'c>,
-        positions: &Mem<'c>,
-        count: u64,
-        values: Column<'c>,
-        kept: u64,
-    ) -> Result<Column<'c>, DeviceFailure> {
-        let layout = ColumnLayout::with_leaves(&values.layout, kept as usize).ok_or_else(|| {
-            DeviceFailure {
-                message: format!("a column of {kept} values does not fit in memory"),
-                fatal: true,
-            }
-        })?;
-        let mem = self.alloc(layout.bytes as u64)?;
-        let tight = Column { mem, cap: kept, layout };
-        for (k, leaf) in values.layout.leaves.iter().enumerate() {
-            let kernel =
-                ["pc_compact_1", "pc_compact_2", "", "pc_compact_4", "", "", "", "pc_compact_8"]
-                    [leaf.size() - 1];
-            // Flags and positions read, the leaf read where kept and written once.
-            let dram = count * 16 + kept * 2 * leaf.size() as u64;
-            self.launch(
-                true,
-                kernel,
-                count,
-                dram,
-                &[
-                    Arg::U64(count),
-                    Arg::Buffer(&flags.buf),
-                    Arg::Buffer(&positions.buf),
-                    Arg::Buffer(&values.mem.buf),
-                    Arg::U64(values.layout.offsets[k] as u64),
-                    Arg::Buffer(&tight.mem.buf),
-                    Arg::U64(tight.layout.offsets[k] as u64),
-                ],
-            )?;
-        }
-        Ok(tight)
-    }
-
-    /// Moves the groups of `group` that `flags` kept together, like [`Self::compact_column`].
-    fn compact_group(
-        &mut self,
-        flags: &Mem<'c>,
-        positions: &Mem<'c>,
-        count: u64,
-        group: &Mem<'c>,
-        kept: u64,
-    ) -> Result<Mem<'c>, DeviceFailure> {
-        let tight = self.alloc(kept * 8)?;
-        self.launch(
-            true,
-            "pc_compact_8",
-            count,
-            count * 16 + kept * 16,
-            &[
-                Arg::U64(count),
-                Arg::Buffer(&flags.buf),
-                Arg::Buffer(&positions.buf),
-                Arg::Buffer(&group.buf),
-                Arg::U64(0),
-                Arg::Buffer(&tight.buf),
-                Arg::U64(0),
-            ],
-        )?;
-        Ok(tight)
-    }
-
     /// Bytes per value of class `class` (all its components).
     fn class_bytes(&self, class: ClassId) -> u64 {
         self.types[class as usize].leaves().iter().map(|l| l.size() as u64).sum()
@@ -961,16 +824,19 @@ impl<'c> Session<'c> {
         };
         let nested_comp =
             matches!(sink, Sink::Segmented { .. } | Sink::Rows(_)) || in_group.is_some();
-        // What a position of this level reads: its parent's columns (and the segment id and
-        // offset that find them), or its element of the first generator.
-        let in_bytes: u64 =
+        // What the level kernel reads: a parent's columns (its group, and its offset when the
+        // level is irregular) once per parent and tile that needs them — a parent's children are
+        // neighbouring positions, whose reads of it coalesce or hit the cache — and each
+        // position's element: of the first generator, or of a captured slice or row the
+        // generator reads (gathers by other indices, `x[c]`, are not modelled).
+        let parent_bytes: u64 =
             level.inputs.iter().map(|&v| self.class_bytes(self.plan.vars[v as usize])).sum::<u64>()
-                + if offsets.is_some() { 16 } else { 0 }
-                + if in_group.is_some() { 8 } else { 0 }
-                + match (parents, self.plan.root) {
-                    (Parents::Root, RootKind::Elements) => self.class_bytes(self.plan.vars[0]),
-                    _ => 0,
-                };
+                + if offsets.is_some() { 8 } else { 0 }
+                + if in_group.is_some() { 8 } else { 0 };
+        let element_bytes: u64 = match (parents, self.plan.root) {
+            (Parents::Root, RootKind::Elements) => self.class_bytes(self.plan.vars[0]),
+            _ => 0,
+        } + level.reads.map_or(0, |c| self.class_bytes(c));
         let mut j0 = 0;
         while j0 < total {
             if let Sink::Top(top) = sink {
@@ -981,16 +847,24 @@ impl<'c> Session<'c> {
             let count = self.chunk.min(total - j0);
             self.stats.positions += count;
             self.stats.chunks += 1;
-            let seg = match &offsets {
-                Some(offsets) => Some(self.search(offsets, parent_count, j0, count)?),
-                None => None,
-            };
             let head_here = last && comp.nested.is_empty();
-            let flags = self.alloc(count * 8)?;
-            let out_group = if nested_comp { Some(self.alloc(count * 8)?) } else { None };
+            let tiles = count.div_ceil(GROUP as u64);
+            // A nested reduction's kernel reduces its tiles itself: what it hands on is two
+            // summary entries (value and group) per tile, not a value per position.
+            let summarised = head_here
+                && matches!(
+                    (&*sink, comp.terminal),
+                    (Sink::Segmented { .. }, Terminal::Reduce { .. })
+                );
+            let entries = if summarised { 2 * tiles } else { count };
+            // A level that filters writes the positions it keeps packed, in two phases (see
+            // search.h); a reduction needs no packing (a rejected position adds the identity).
+            let compacting =
+                level.filters && !(head_here && matches!(comp.terminal, Terminal::Reduce { .. }));
+            let out_group = if nested_comp { Some(self.alloc(entries * 8)?) } else { None };
             // What the kernel writes: the head's values or partials, or the children's columns.
             let head_out: Option<Column<'c>> =
-                if head_here { Some(self.head_column(comp, count)?) } else { None };
+                if head_here { Some(self.head_column(comp, entries, nested_comp)?) } else { None };
             let mut outputs = Vec::new();
             if !head_here {
                 for &v in level.outputs {
@@ -998,39 +872,35 @@ impl<'c> Session<'c> {
                     outputs.push((v, self.column(class, count)?));
                 }
             }
+            let places = if compacting { Some(self.alloc((tiles + 1) * 8)?) } else { None };
             let items = match (&head_out, comp.terminal, nested_comp) {
                 // A reduction's level kernel runs whole work-groups.
-                (Some(_), Terminal::Reduce { .. }, false) => {
-                    count.div_ceil(GROUP as u64) * GROUP as u64
+                (Some(_), Terminal::Reduce { reduction, .. }, false) => {
+                    count.div_ceil(self.reduce_tile(reduction)) * GROUP as u64
                 }
                 _ => count,
             };
-            let out_bytes: u64 = match (&head_out, comp.terminal, nested_comp) {
-                (Some(out), Terminal::Reduce { .. }, false) => {
-                    count.div_ceil(GROUP as u64) * (out.layout.bytes as u64 / out.cap.max(1))
-                }
-                (Some(out), _, _) => count * (out.layout.bytes as u64 / out.cap.max(1)),
-                (None, _, _) => {
-                    count
-                        * outputs
-                            .iter()
-                            .map(|(v, _)| self.class_bytes(self.plan.vars[*v as usize]))
-                            .sum::<u64>()
-                }
+            // Bytes per value written.
+            let value_bytes: u64 = match &head_out {
+                Some(out) => out.layout.bytes as u64 / out.cap.max(1),
+                None => outputs
+                    .iter()
+                    .map(|(v, _)| self.class_bytes(self.plan.vars[*v as usize]))
+                    .sum::<u64>(),
             };
-            let flag_bytes = if level.filters { count * 8 } else { 0 };
-            let group_bytes = if nested_comp { count * 8 } else { 0 };
-            self.count_launch(
-                level.kernel,
-                count * in_bytes + out_bytes + flag_bytes + group_bytes,
-            );
-            {
-                let dummy = self.dummy();
-                let mut args: Vec<Arg<'_>> = self.common().to_vec();
+            // The parents a chunk spans, in proportion to its share of the level; and per
+            // work-group the tile's first parent again, and the two searches' offsets.
+            let spanned = (parent_count as u128 * count as u128).div_ceil(total as u128) as u64 + 1;
+            let parent_reads = count.min(spanned + tiles);
+            let search_bytes = if offsets.is_some() { tiles * 16 } else { 0 };
+            let reads = parent_reads * parent_bytes + search_bytes + count * element_bytes;
+            let launch = |session: &mut Self, phase: u32| -> Result<(), DeviceFailure> {
+                let dummy = session.dummy();
+                let mut args: Vec<Arg<'_>> = session.common().to_vec();
                 args.push(Arg::U64(j0));
                 args.push(Arg::U64(count));
                 args.push(Arg::U64(fanout));
-                args.push(Arg::Buffer(seg.as_ref().map_or(dummy, |s| &s.buf)));
+                args.push(Arg::U64(parent_count));
                 args.push(Arg::Buffer(offsets.as_ref().map_or(dummy, |o| &o.buf)));
                 args.push(Arg::U64(in_cap));
                 for &v in level.inputs {
@@ -1049,30 +919,73 @@ impl<'c> Session<'c> {
                         }
                     }
                 }
-                args.push(Arg::Buffer(&flags.buf));
                 args.push(Arg::Buffer(out_group.as_ref().map_or(dummy, |g| &g.buf)));
-                self.queue
-                    .launch(&*self.program, level.kernel, items, GROUP, &args)
-                    .map_err(fatal)?;
-            }
-            drop(seg);
-            match head_out {
-                Some(out) => {
-                    self.deliver(comp, out, count, &flags, out_group, level.filters, sink)?
+                match &*sink {
+                    Sink::Segmented { result, .. } if summarised => {
+                        args.push(Arg::U64(result.cap));
+                        args.push(Arg::Buffer(&result.mem.buf));
+                    }
+                    _ => {
+                        args.push(Arg::U64(0));
+                        args.push(Arg::Buffer(dummy));
+                    }
+                }
+                args.push(Arg::Buffer(places.as_ref().map_or(dummy, |p| &p.buf)));
+                args.push(Arg::U32(phase));
+                session
+                    .queue
+                    .launch(&*session.program, level.kernel, items, GROUP, &args)
+                    .map_err(fatal)
+            };
+            let kept = match &places {
+                Some(places) => {
+                    // Phase 0 counts each work-group's kept positions; their scan gives each
+                    // group its first place and the total; phase 1 writes the kept values.
+                    self.count_launch(level.kernel, reads + tiles * 8);
+                    launch(self, 0)?;
+                    self.count_launch("pc_scan_carries", tiles * 16);
+                    {
+                        let fault = &self.fault.as_ref().expect("uploaded").buf;
+                        let args = [Arg::Buffer(fault), Arg::Buffer(&places.buf), Arg::U64(tiles)];
+                        self.queue
+                            .launch(&*self.generic, "pc_scan_carries", GROUP as u64, GROUP, &args)
+                            .map_err(fatal)?;
+                    }
+                    launch(self, 1)?;
+                    let kept = self.read_u64s(&[(places, tiles)])?[0];
+                    let group_bytes = if nested_comp { kept * 8 } else { 0 };
+                    self.count_launch(
+                        level.kernel,
+                        reads + tiles * 8 + kept * value_bytes + group_bytes,
+                    );
+                    kept
                 }
                 None => {
-                    let (rows, columns, group) = if level.filters {
-                        self.compact(&flags, count, outputs, out_group)?
-                    } else {
-                        (count, outputs, out_group)
+                    let out_bytes = match (&head_out, comp.terminal, nested_comp) {
+                        (Some(_), Terminal::Reduce { reduction, .. }, false) => {
+                            count.div_ceil(self.reduce_tile(reduction)) * value_bytes
+                        }
+                        // The summaries, and each group completed in the chunk written once.
+                        (Some(_), _, _) if summarised => {
+                            (entries + spanned.min(count)) * value_bytes
+                        }
+                        _ => count * value_bytes,
                     };
-                    drop(flags);
-                    let cap = columns.first().map_or(rows, |(_, c)| c.cap);
+                    let group_bytes = if nested_comp { entries * 8 } else { 0 };
+                    self.count_launch(level.kernel, reads + out_bytes + group_bytes);
+                    launch(self, 1)?;
+                    entries
+                }
+            };
+            drop(places);
+            match head_out {
+                Some(out) => self.deliver(comp, out, kept, out_group, sink)?,
+                None => {
                     let children = Parents::Rows {
-                        count: rows,
-                        cap,
-                        columns: &columns,
-                        group: group.as_ref(),
+                        count: kept,
+                        cap: count,
+                        columns: &outputs,
+                        group: out_group.as_ref(),
                         whole: if level.filters { None } else { whole },
                     };
                     if last {
@@ -1087,8 +1000,14 @@ impl<'c> Session<'c> {
         Ok(())
     }
 
-    /// The column the head's values (or partial results) of `count` positions go to.
-    fn head_column(&mut self, comp: &Comp, count: u64) -> Result<Column<'c>, DeviceFailure> {
+    /// The column the head's values (or partial results) of `count` positions go to;
+    /// `nested`: the positions belong to a nested comprehension.
+    fn head_column(
+        &mut self,
+        comp: &Comp,
+        count: u64,
+        nested: bool,
+    ) -> Result<Column<'c>, DeviceFailure> {
         match comp.terminal {
             Terminal::Collect => self.column(comp.head_class, count),
             Terminal::Rows => Err(malformed("rows have no head column")),
@@ -1096,40 +1015,47 @@ impl<'c> Session<'c> {
                 let acc = self.plan.reductions[reduction as usize].acc;
                 // A top-level reduction writes one partial per work-group; a nested one a value
                 // per position.
-                self.column(acc, count)
+                let values =
+                    if nested { count } else { count.div_ceil(self.reduce_tile(reduction)) };
+                self.column(acc, values)
             }
         }
     }
 
-    /// Delivers the head's values of one chunk to `sink`.
-    #[allow(clippy::too_many_arguments)]
+    /// The positions one work-group of a top-level reduction's kernel takes (see
+    /// [`reduce_items`]).
+    fn reduce_tile(&self, r: u32) -> u64 {
+        let acc = self.plan.reductions[r as usize].acc;
+        GROUP as u64 * reduce_items(&self.types[acc as usize])
+    }
+
+    /// Delivers the head's values of one chunk to `sink`: the first `count` values of `out`
+    /// (and of `group`); a filtering level packed them there.
     fn deliver(
         &mut self,
         comp: &Comp,
         out: Column<'c>,
         count: u64,
-        flags: &Mem<'c>,
         group: Option<Mem<'c>>,
-        filters: bool,
         sink: &mut Sink<'_, 'c>,
     ) -> Result<(), DeviceFailure> {
         match (sink, comp.terminal) {
             (Sink::Top(top), Terminal::Collect) => {
-                let (kept, values) =
-                    if filters { self.compact_values(flags, count, out)? } else { (count, out) };
-                let value_bytes = values.layout.bytes as u64 / values.cap.max(1);
-                self.stats.dram_minimum += kept * value_bytes;
-                let layout = values.layout.clone();
+                let value_bytes = out.layout.bytes as u64 / out.cap.max(1);
+                self.stats.dram_minimum += count * value_bytes;
                 if top.keeps() {
-                    debug_assert_eq!(values.cap, kept, "a kept column holds exactly its values");
-                    top.keep(values.mem.into_buffer(), layout, kept as usize);
+                    // A kept column holds exactly its values.
+                    let values = self.tight(out, count)?;
+                    let layout = values.layout.clone();
+                    top.keep(values.mem.into_buffer(), layout, count as usize);
                     return Ok(());
                 }
-                let mut fetch = Fetch { session: self, column: &values.mem.buf };
-                top.values(&layout, kept as usize, &mut fetch)
+                let layout = out.layout.clone();
+                let mut fetch = Fetch { session: self, column: &out.mem.buf };
+                top.values(&layout, count as usize, &mut fetch)
             }
             (Sink::Top(top), Terminal::Reduce { reduction, kind }) => {
-                let groups = count.div_ceil(GROUP as u64);
+                let groups = count.div_ceil(self.reduce_tile(reduction));
                 self.add_partial(reduction, &out, groups)?;
                 if let ReduceKind::Flag { .. } = kind {
                     // `par_any!` / `par_all!` may stop early: each chunk's answer is read.
@@ -1143,28 +1069,35 @@ impl<'c> Session<'c> {
             }
             (Sink::Rows(top), Terminal::Collect) => {
                 let group = group.expect("a nested comprehension's positions have groups");
-                let (kept, values, group) = if filters {
-                    let (positions, kept) = self.scan(flags, count)?;
-                    let values = self.compact_column(flags, &positions, count, out, kept)?;
-                    let group = self.compact_group(flags, &positions, count, &group, kept)?;
-                    (kept, values, group)
-                } else {
-                    (count, out, group)
-                };
-                let mut bytes = vec![0u8; values.layout.bytes];
-                let mut groups = vec![0u64; kept as usize];
-                // SAFETY: both destinations are local vectors of the lengths given, untouched
-                // until the call returns.
-                unsafe {
-                    self.fetch(&[
-                        (&values.mem.buf, 0, bytes.as_mut_ptr(), bytes.len()),
-                        (&group.buf, 0, groups.as_mut_ptr().cast::<u8>(), groups.len() * 8),
-                    ])?
-                };
+                // The first `count` values of each component, read into a column that holds
+                // just them.
+                let layout =
+                    ColumnLayout::with_leaves(&out.layout, count as usize).ok_or_else(too_big)?;
+                let mut bytes = vec![0u8; layout.bytes];
+                let mut groups = vec![0u64; count as usize];
+                let mut parts: Vec<(&Buffer, usize, *mut u8, usize)> = layout
+                    .leaves
+                    .iter()
+                    .enumerate()
+                    .map(|(k, leaf)| {
+                        (
+                            &*out.mem.buf,
+                            out.layout.offsets[k],
+                            // In bounds: the tight layout's component k starts there.
+                            bytes[layout.offsets[k]..].as_mut_ptr(),
+                            leaf.size() * count as usize,
+                        )
+                    })
+                    .collect();
+                parts.push((&*group.buf, 0, groups.as_mut_ptr().cast::<u8>(), groups.len() * 8));
+                // SAFETY: every destination is a range of `bytes` (component k's array of the
+                // tight layout, inside it) or `groups`, local vectors untouched until the call
+                // returns.
+                unsafe { self.fetch(&parts)? };
                 self.stats.bytes_converted += bytes.len() as u64;
                 self.stats.dram_minimum += bytes.len() as u64;
                 let groups: Vec<u64> = groups.into_iter().map(u64::from_le).collect();
-                top.row_values(&bytes, &values.layout, &groups);
+                top.row_values(&bytes, &layout, &groups);
                 Ok(())
             }
             (Sink::Segmented { .. }, Terminal::Collect) => {
@@ -1174,6 +1107,32 @@ impl<'c> Session<'c> {
                 Err(malformed("rows delivered as values"))
             }
         }
+    }
+
+    /// `column` holding exactly its first `count` values: itself when it has no more room,
+    /// else a new column they are copied into, within the device.
+    fn tight(&mut self, column: Column<'c>, count: u64) -> Result<Column<'c>, DeviceFailure> {
+        if column.cap == count {
+            return Ok(column);
+        }
+        let layout =
+            ColumnLayout::with_leaves(&column.layout, count as usize).ok_or_else(too_big)?;
+        let mem = self.alloc(layout.bytes as u64)?;
+        for (k, leaf) in layout.leaves.iter().enumerate() {
+            let len = leaf.size() * count as usize;
+            if len > 0 {
+                self.queue
+                    .copy(
+                        &column.mem.buf,
+                        column.layout.offsets[k],
+                        &mem.buf,
+                        layout.offsets[k],
+                        len,
+                    )
+                    .map_err(fatal)?;
+            }
+        }
+        Ok(Column { mem, cap: count, layout })
     }
 
     /// Launches reduction `r`'s partials kernel as one work-group: the `n` values of `input`
@@ -1430,9 +1389,8 @@ impl<'c> Session<'c> {
             results.push((nested.result, result));
         }
         let head = comp.head_kernel.expect("a comprehension with nested ones has a head kernel");
-        let out = self.head_column(comp, *count)?;
-        let flags = self.alloc(count * 8)?;
         let nested_comp = group.is_some();
+        let out = self.head_column(comp, *count, nested_comp)?;
         let out_group = if nested_comp { Some(self.alloc(count * 8)?) } else { None };
         let in_bytes: u64 = comp
             .head_inputs
@@ -1459,15 +1417,16 @@ impl<'c> Session<'c> {
             args.push(Arg::Buffer(group.map_or(dummy, |g| &g.buf)));
             args.push(Arg::U64(out.cap));
             args.push(Arg::Buffer(&out.mem.buf));
-            args.push(Arg::Buffer(&flags.buf));
             args.push(Arg::Buffer(out_group.as_ref().map_or(dummy, |g| &g.buf)));
             let items = match (comp.terminal, nested_comp) {
-                (Terminal::Reduce { .. }, false) => count.div_ceil(GROUP as u64) * GROUP as u64,
+                (Terminal::Reduce { reduction, .. }, false) => {
+                    count.div_ceil(self.reduce_tile(reduction)) * GROUP as u64
+                }
                 _ => *count,
             };
             self.queue.launch(&*self.program, head, items, GROUP, &args).map_err(fatal)?;
         }
-        self.deliver(comp, out, *count, &flags, out_group, false, sink)
+        self.deliver(comp, out, *count, out_group, sink)
     }
 }
 

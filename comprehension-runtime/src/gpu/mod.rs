@@ -320,7 +320,8 @@ fn prepared(
         use std::fmt::Write as _;
         let _ = writeln!(classes, "#define PC_FN_{k} pcf_{u}");
     }
-    let source = program::comprehension_source(plan, &prelude, &par_fn_source, &classes, info.fp64);
+    let source =
+        program::comprehension_source(plan, &prelude, &par_fn_source, &classes, &types, info.fp64);
     let fatal = |e: DeviceError| DeviceFailure { message: e.to_string(), fatal: true };
     let (generic, generic_origin) = program::generic(device).map_err(fatal)?;
     let (program, origin) = program::build(device, &source).map_err(fatal)?;
@@ -362,12 +363,33 @@ impl<T: Send> executor::TopSink for CollectSink<T> {
                 }
             }
             _ => {
-                let mut bytes = vec![0u8; layout.bytes];
-                // SAFETY: `bytes` is a local vector of that length, untouched until it returns.
-                unsafe { fetch.read(&[(0, bytes.as_mut_ptr(), bytes.len())])? };
-                let converted: usize = layout.leaves.iter().map(|l| l.size() * count).sum();
+                // The first `count` values of each component (the column may have room for
+                // more), into a local column that holds just them.
+                let tight = types::ColumnLayout::with_leaves(layout, count).ok_or_else(|| {
+                    DeviceFailure { message: "a result too large for memory".into(), fatal: true }
+                })?;
+                let mut bytes = vec![0u8; tight.bytes];
+                let base = bytes.as_mut_ptr();
+                let parts: Vec<(usize, *mut u8, usize)> = tight
+                    .leaves
+                    .iter()
+                    .enumerate()
+                    // `wrapping_add`: the offsets are inside `bytes` (the tight layout's own),
+                    // so the pointers are too.
+                    .map(|(k, leaf)| {
+                        (
+                            layout.offsets[k],
+                            base.wrapping_add(tight.offsets[k]),
+                            leaf.size() * count,
+                        )
+                    })
+                    .collect();
+                // SAFETY: every destination is component k's array of the tight layout, inside
+                // `bytes`, a local vector untouched until it returns.
+                unsafe { fetch.read(&parts)? };
+                let converted: usize = tight.leaves.iter().map(|l| l.size() * count).sum();
                 fetch.converted(converted);
-                self.codec.extend_par(&mut self.out, &bytes, layout, count);
+                self.codec.extend_par(&mut self.out, &bytes, &tight, count);
             }
         }
         Ok(())

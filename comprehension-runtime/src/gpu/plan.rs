@@ -21,14 +21,18 @@
 //! - a level kernel (`Level::kernel`): `pc_u64 pc_j0, pc_u64 pc_count, pc_u64 pc_fanout,
 //!   const pc_u64* pc_seg, const pc_u64* pc_offsets, pc_u64 pc_in_cap, const pc_u8* pc_in_V...
 //!   (one per `Level::inputs`), const pc_u64* pc_in_group, pc_u64 pc_out_cap, pc_u8* pc_out_V...
-//!   (one per output), pc_u64* pc_flags, pc_u64* pc_out_group`: it runs positions `pc_j0 ..
+//!   (one per output), pc_u8* pc_flags, pc_u64* pc_out_group`: it runs positions `pc_j0 ..
 //!   pc_j0 + pc_count` of its level, position `j` being child `j - pc_offsets[p]` of parent `p =
 //!   pc_seg[j - pc_j0]` (or `j / pc_fanout` when `pc_fanout` is not 0);
 //! - a size kernel (`Level::size_kernel`): `pc_u64 pc_count, pc_u64 pc_in_cap, const pc_u8*
 //!   pc_in_V..., pc_u64* pc_sizes`: the number of children of each parent;
 //! - a head kernel (`Comp::head_kernel`): `pc_u64 pc_count, pc_u64 pc_in_cap, const pc_u8*
-//!   pc_in_V..., const pc_u64* pc_in_group, pc_u64 pc_out_cap, pc_u8* pc_out, pc_u64*
+//!   pc_in_V..., const pc_u64* pc_in_group, pc_u64 pc_out_cap, pc_u8* pc_out, pc_u8*
 //!   pc_flags, pc_u64* pc_out_group`.
+//!
+//! `pc_flags` is a byte per position, 1 where the position passed its filters; a top-level
+//! reduction's kernel instead writes one partial per work-group to `pc_out`, each work-group
+//! taking `PC_WG * pc_rN_items` positions (`program::reduce_items`).
 
 /// A type class of the generated kernels.
 pub type ClassId = u32;
@@ -151,8 +155,11 @@ pub struct Level {
     pub size_kernel: Option<&'static str>,
     /// Whether every parent has the same number of children (a product).
     pub regular: bool,
-    /// Whether a filter can drop positions (outputs must then be compacted).
+    /// Whether a filter can drop positions (the kernel then packs the positions it keeps).
     pub filters: bool,
+    /// The class of the elements the generator reads from captured memory, one per position
+    /// (a captured slice, a row of captured rows): counted in the traffic model.
+    pub reads: Option<ClassId>,
     /// The variables read from the parents' columns, in parameter order.
     pub inputs: &'static [u32],
     /// The variables written to the children's columns, in parameter order (empty for the last

@@ -25,9 +25,21 @@ pub(crate) const TILE: u64 = GROUP as u64 * ITEMS;
 /// Combined items per work-item of the load-balanced search (`PC_LBS_ITEMS`).
 pub(crate) const LBS_ITEMS: u64 = 16;
 
+/// Positions per work-item of a top-level reduction's kernel (`pc_rN_items`) when its
+/// accumulator is `acc`. The kernel computes `GROUP` × items positions per work-group, striped
+/// (work-item `t` takes `t`, `t + GROUP`, ...: neighbouring work-items read neighbouring
+/// elements), stages their values in local memory, and reduces them there in order. The stage
+/// is kept within 16 KiB, counting every component of the accumulator as 8 bytes (the most a C
+/// struct of such components pads it to), and at most 8 positions per work-item.
+pub(crate) fn reduce_items(acc: &TypeDesc) -> u64 {
+    let bytes = 8 * acc.leaves().len().max(1) as u64;
+    (16384 / (GROUP as u64 * bytes)).clamp(1, 8)
+}
+
 const PRELUDE: &str = include_str!("kernels/prelude.h");
 const SCALAR: &str = include_str!("kernels/scalar.h");
 const SOURCES: &str = include_str!("kernels/sources.h");
+const SEARCH: &str = include_str!("kernels/search.h");
 const CAPTURES: &str = include_str!("kernels/captures.h");
 const GENERIC: &str = include_str!("kernels/generic.cl");
 const REDUCE: &str = include_str!("kernels/reduce.cl");
@@ -39,8 +51,9 @@ fn headers(fp64: bool) -> String {
     if fp64 {
         out.push_str("#define PC_HAVE_F64 1\n");
     }
-    let _ = writeln!(out, "#define PC_WG {GROUP}\n#define PC_ITEMS {ITEMS}");
-    for part in [PRELUDE, SCALAR, SOURCES, CAPTURES] {
+    // Every launch of the runtime's programs runs work-groups of GROUP work-items.
+    let _ = writeln!(out, "#define PC_WG {GROUP}\n#define PC_FIXED_WG 1\n#define PC_ITEMS {ITEMS}");
+    for part in [PRELUDE, SCALAR, SOURCES, SEARCH, CAPTURES] {
         out.push_str(part);
         out.push('\n');
     }
@@ -262,12 +275,14 @@ fn leaf_paths(t: &TypeDesc) -> Vec<(String, Prim)> {
 }
 
 /// The whole source of a comprehension's program: `par_fns` are the `#[par_fn]` functions it
-/// calls (with their class macros), `classes` its own class macros.
+/// calls (with their class macros), `classes` its own class macros, `class_types` the types its
+/// classes were solved to.
 pub(crate) fn comprehension_source(
     plan: &DevicePlan,
     types: &TypePrelude,
     par_fns: &str,
     classes: &str,
+    class_types: &[TypeDesc],
     fp64: bool,
 ) -> String {
     let mut out = headers(fp64);
@@ -278,8 +293,11 @@ pub(crate) fn comprehension_source(
     for r in plan.reductions {
         let _ = writeln!(
             out,
-            "#define PC_RED {}\n#define PC_RED_C PC_C{}\n{REDUCE}\n#undef PC_RED\n#undef PC_RED_C",
-            r.name, r.acc
+            "#define {}_items {}u\n#define PC_RED {}\n#define PC_RED_C PC_C{}\n{REDUCE}\n#undef PC_RED\n#undef PC_RED_C",
+            r.name,
+            reduce_items(&class_types[r.acc as usize]),
+            r.name,
+            r.acc
         );
     }
     out.push_str(plan.kernels);

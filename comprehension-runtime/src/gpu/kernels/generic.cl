@@ -2,13 +2,13 @@
  *
  * - scan: the exclusive prefix sum of a level's sizes (its segment offsets), in three phases
  *   (tile sums, a scan of the tile sums, every tile rescanned from its carry), faulting when the
- *   sizes sum to more than a u64 counts;
- * - load-balanced search: for every position of a chunk of a level's flattened children, its
- *   parent, found by merging the positions with the segment offsets along the merge path
+ *   sizes sum to more than a u64 counts; its second phase alone also turns a filtering level's
+ *   per-work-group kept counts into each group's first place (search.h);
+ * - load-balanced search, for the segmented API (`parcomp::segmented`; a comprehension's level
+ *   kernels find their parents themselves, search.h): for every position of a chunk, its
+ *   segment, found by merging the positions with the segment offsets along the merge path
  *   (moderngpu's load_balance_search): one search per work-item, a serial merge of a few items
- *   after it, and a million empty segments cost as much as a million positions, not a search
- *   each;
- * - compaction: the positions a filter kept, moved to the front in order;
+ *   after it;
  * - segments given by flags: each position's segment, and its index within it;
  * - iota and fill, for group columns.
  *
@@ -27,57 +27,92 @@ PC_FN pc_u64 pc_add_sizes(pc_fault_t fault, pc_u64 a, pc_u64 b) {
   return s;
 }
 
-/* Phase 1: the sum of every tile of PC_TILE sizes. */
-PC_KERNEL void pc_scan_tiles(pc_fault_t pc_fault, PC_GLOBAL const pc_u64 *in, pc_u64 n,
-                             PC_GLOBAL pc_u64 *tile_sums) {
-  PC_LOCAL_ARRAY(pc_u64, scratch, PC_WG);
+/* The work-group's exclusive prefix sum of `value` (work-item order), by runs (PC_RUN): each
+ * run's prefix serially in place, the runs' totals after the group's, scanned by one
+ * work-item. Returns the work-item's exclusive prefix and sets *total to the group's sum.
+ * `scratch` holds PC_WG + PC_RUNS values; every work-item calls it (it has barriers). */
+PC_FN pc_u64 pc_group_scan(pc_fault_t fault, PC_LOCAL_PTR(pc_u64) scratch, pc_u64 value,
+                           pc_u64 *total) {
   pc_u32 t = PC_LOCAL_ID();
-  pc_u64 base = PC_GROUP_ID() * (pc_u64)PC_TILE;
+  scratch[t] = value;
+  PC_BARRIER();
+  if (t < PC_RUNS) {
+    pc_u64 sum = 0;
+    for (pc_u32 k = t * PC_RUN; k < (t + 1u) * PC_RUN; k++) {
+      pc_u64 n = scratch[k];
+      scratch[k] = sum;
+      sum = pc_add_sizes(fault, sum, n);
+    }
+    scratch[PC_WG + t] = sum;
+  }
+  PC_BARRIER();
+  if (t == 0u) {
+    pc_u64 sum = 0;
+    for (pc_u32 r = 0; r < PC_RUNS; r++) {
+      pc_u64 n = scratch[PC_WG + r];
+      scratch[PC_WG + r] = sum;
+      sum = pc_add_sizes(fault, sum, n);
+    }
+    /* The total, where every work-item reads it: past the runs' prefixes. */
+    scratch[PC_WG + PC_RUNS] = sum;
+  }
+  PC_BARRIER();
+  pc_u64 prefix = scratch[PC_WG + t / PC_RUN] + scratch[t];
+  *total = scratch[PC_WG + PC_RUNS];
+  /* Every work-item has read before the scratch is written again by a later call. */
+  PC_BARRIER();
+  return prefix;
+}
+
+/* Phase 1: the sum of every tile of PC_TILE sizes (work-item t the PC_ITEMS consecutive sizes
+ * from t * PC_ITEMS). */
+PC_KERNEL void pc_scan_tiles(pc_fault_t pc_fault, PC_GLOBAL const pc_u64 *PC_RESTRICT in,
+                             pc_u64 n, PC_GLOBAL pc_u64 *PC_RESTRICT tile_sums) {
+  PC_LOCAL_ARRAY(pc_u64, scratch, PC_WG + PC_RUNS + 1u);
+  pc_u32 t = PC_LOCAL_ID();
+  pc_u64 first = PC_GROUP_ID() * (pc_u64)PC_TILE + (pc_u64)t * PC_ITEMS;
   pc_u64 sum = 0;
   for (pc_u32 k = 0; k < PC_ITEMS; k++) {
-    pc_u64 i = base + (pc_u64)k * PC_WG + t;
-    if (i < n) sum = pc_add_sizes(pc_fault, sum, in[i]);
+    if (first + k < n) sum = pc_add_sizes(pc_fault, sum, in[first + k]);
   }
-  scratch[t] = sum;
-  PC_BARRIER();
-  for (pc_u32 s = PC_WG / 2; s > 0; s >>= 1) {
-    if (t < s) scratch[t] = pc_add_sizes(pc_fault, scratch[t], scratch[t + s]);
-    PC_BARRIER();
-  }
-  if (t == 0) tile_sums[PC_GROUP_ID()] = scratch[0];
+  pc_u64 total;
+  (void)pc_group_scan(pc_fault, scratch, sum, &total);
+  if (t == 0) tile_sums[PC_GROUP_ID()] = total;
 }
 
 /* Phase 2, one work-group: `sums[0..count]` replaced by their exclusive prefix sums, and the
- * total written to `sums[count]`. */
+ * total written to `sums[count]`; work-item t takes PC_ITEMS consecutive sums of each block of
+ * PC_TILE. */
 PC_KERNEL void pc_scan_carries(pc_fault_t pc_fault, PC_GLOBAL pc_u64 *sums, pc_u64 count) {
-  PC_LOCAL_ARRAY(pc_u64, scratch, PC_WG);
+  PC_LOCAL_ARRAY(pc_u64, scratch, PC_WG + PC_RUNS + 1u);
   pc_u32 t = PC_LOCAL_ID();
   pc_u64 carry = 0;
-  for (pc_u64 base = 0; base < count; base += PC_WG) {
-    pc_u64 i = base + t;
-    pc_u64 v = i < count ? sums[i] : 0;
-    scratch[t] = v;
-    PC_BARRIER();
-    /* Hillis-Steele inclusive scan. */
-    for (pc_u32 s = 1; s < PC_WG; s <<= 1) {
-      pc_u64 add = t >= s ? scratch[t - s] : 0;
-      PC_BARRIER();
-      scratch[t] = pc_add_sizes(pc_fault, scratch[t], add);
-      PC_BARRIER();
+  for (pc_u64 base = 0; base < count; base += PC_TILE) {
+    pc_u64 first = base + (pc_u64)t * PC_ITEMS;
+    pc_u64 mine = 0;
+    for (pc_u32 k = 0; k < PC_ITEMS; k++) {
+      if (first + k < count) mine = pc_add_sizes(pc_fault, mine, sums[first + k]);
     }
-    if (i < count) sums[i] = pc_add_sizes(pc_fault, carry, scratch[t] - v);
-    carry = pc_add_sizes(pc_fault, carry, scratch[PC_WG - 1]);
-    PC_BARRIER();
+    pc_u64 block;
+    pc_u64 running = pc_add_sizes(pc_fault, carry, pc_group_scan(pc_fault, scratch, mine, &block));
+    for (pc_u32 k = 0; k < PC_ITEMS; k++) {
+      if (first + k < count) {
+        pc_u64 n = sums[first + k];
+        sums[first + k] = running;
+        running += n; /* within the block's total, checked above */
+      }
+    }
+    carry = pc_add_sizes(pc_fault, carry, block);
   }
   if (t == 0) sums[count] = carry;
 }
 
 /* Phase 3: every tile's exclusive prefix sums, from its carry; `out` has n + 1 entries, the
  * last the total. Work-item t scans PC_ITEMS consecutive sizes. */
-PC_KERNEL void pc_scan_apply(pc_fault_t pc_fault, PC_GLOBAL const pc_u64 *in, pc_u64 n,
-                             PC_GLOBAL const pc_u64 *carries, pc_u64 tiles,
-                             PC_GLOBAL pc_u64 *out) {
-  PC_LOCAL_ARRAY(pc_u64, scratch, PC_WG);
+PC_KERNEL void pc_scan_apply(pc_fault_t pc_fault, PC_GLOBAL const pc_u64 *PC_RESTRICT in,
+                             pc_u64 n, PC_GLOBAL const pc_u64 *PC_RESTRICT carries, pc_u64 tiles,
+                             PC_GLOBAL pc_u64 *PC_RESTRICT out) {
+  PC_LOCAL_ARRAY(pc_u64, scratch, PC_WG + PC_RUNS + 1u);
   pc_u32 t = PC_LOCAL_ID();
   pc_u64 g = PC_GROUP_ID();
   pc_u64 first = g * (pc_u64)PC_TILE + (pc_u64)t * PC_ITEMS;
@@ -85,16 +120,9 @@ PC_KERNEL void pc_scan_apply(pc_fault_t pc_fault, PC_GLOBAL const pc_u64 *in, pc
   for (pc_u32 k = 0; k < PC_ITEMS; k++) {
     if (first + k < n) mine += in[first + k];
   }
-  scratch[t] = mine;
-  PC_BARRIER();
-  for (pc_u32 s = 1; s < PC_WG; s <<= 1) {
-    pc_u64 add = t >= s ? scratch[t - s] : 0;
-    PC_BARRIER();
-    scratch[t] += add;
-    PC_BARRIER();
-  }
+  pc_u64 tile;
   /* The total was checked for overflow in phases 1 and 2: every prefix fits. */
-  pc_u64 running = carries[g] + scratch[t] - mine;
+  pc_u64 running = carries[g] + pc_group_scan(pc_fault, scratch, mine, &tile);
   for (pc_u32 k = 0; k < PC_ITEMS; k++) {
     if (first + k < n) {
       out[first + k] = running;
@@ -107,17 +135,6 @@ PC_KERNEL void pc_scan_apply(pc_fault_t pc_fault, PC_GLOBAL const pc_u64 *in, pc
 /* ---- load-balanced search ------------------------------------------------------------------ */
 
 #define PC_LBS_ITEMS 16u
-
-/* The segment holding position `j`: the last s below `segments` with offsets[s] <= j (an empty
- * segment shares its offset with the next, which is the one holding j). */
-PC_FN pc_u64 pc_segment_of(PC_GLOBAL const pc_u64 *offsets, pc_u64 segments, pc_u64 j) {
-  pc_u64 lo = 0, hi = segments;
-  while (lo < hi) {
-    pc_u64 mid = lo + (hi - lo) / 2;
-    if (offsets[mid] <= j) lo = mid + 1; else hi = mid;
-  }
-  return lo - 1;
-}
 
 /* The segments holding the first and the last position of a chunk: bounds[0], bounds[1]. */
 PC_KERNEL void pc_lbs_bounds(PC_GLOBAL const pc_u64 *offsets, pc_u64 segments, pc_u64 j0,
@@ -163,24 +180,6 @@ PC_KERNEL void pc_lbs(PC_GLOBAL const pc_u64 *offsets, PC_GLOBAL const pc_u64 *b
     }
   }
 }
-
-/* ---- compaction ---------------------------------------------------------------------------- */
-
-/* dst[positions[t]] = src[t] where flags[t]: one component array of a column, `bytes` wide. */
-#define PC_DEF_COMPACT(bytes, type)                                                                \
-  PC_KERNEL void pc_compact_##bytes(pc_u64 n, PC_GLOBAL const pc_u64 *flags,                      \
-                                    PC_GLOBAL const pc_u64 *positions, PC_GLOBAL const pc_u8 *src, \
-                                    pc_u64 src_offset, PC_GLOBAL pc_u8 *dst, pc_u64 dst_offset) {  \
-    pc_u64 t = PC_GLOBAL_ID();                                                                      \
-    if (t < n && flags[t])                                                                          \
-      ((PC_GLOBAL type *)(dst + dst_offset))[positions[t]] =                                       \
-          ((PC_GLOBAL const type *)(src + src_offset))[t];                                          \
-  }
-
-PC_DEF_COMPACT(1, pc_u8)
-PC_DEF_COMPACT(2, pc_u16)
-PC_DEF_COMPACT(4, pc_u32)
-PC_DEF_COMPACT(8, pc_u64)
 
 /* ---- segments given by flags (the parcomp::segmented API) ----------------------------------- */
 

@@ -43,8 +43,15 @@ typedef float pc_f32;
 #ifdef PC_HAVE_F64
 typedef double pc_f64;
 #endif
+/* The runtime launches every kernel of its programs in work-groups of PC_WG work-items and
+ * says so (PC_FIXED_WG): the compiler may specialise on it. */
+#ifdef PC_FIXED_WG
+#define PC_KERNEL __kernel __attribute__((reqd_work_group_size(PC_WG, 1, 1)))
+#else
 #define PC_KERNEL __kernel
+#endif
 #define PC_FN
+#define PC_RESTRICT restrict
 #define PC_GLOBAL __global
 #define PC_LOCAL_ARRAY(type, name, n) __local type name[n]
 #define PC_LOCAL_PTR(type) __local type *
@@ -91,8 +98,14 @@ typedef float pc_f32;
 #ifdef PC_HAVE_F64
 typedef double pc_f64;
 #endif
+/* The runtime launches blocks of PC_WG threads (PC_FIXED_WG): registers are sized for it. */
+#ifdef PC_FIXED_WG
+#define PC_KERNEL extern "C" __global__ __launch_bounds__(PC_WG)
+#else
 #define PC_KERNEL extern "C" __global__
+#endif
 #define PC_FN __device__
+#define PC_RESTRICT __restrict__
 #define PC_GLOBAL
 #define PC_LOCAL_ARRAY(type, name, n) __shared__ type name[n]
 #define PC_LOCAL_PTR(type) type *
@@ -131,6 +144,11 @@ typedef pc_u8 pc_bool;
 #define PC_ITEMS 4
 #endif
 #define PC_TILE (PC_WG * PC_ITEMS)
+/* Work-group scans and reductions in local memory go by runs of PC_RUN work-items: one
+ * work-item per run combines its run serially, one combines the runs, everyone reads its
+ * result — four barriers, not two per doubling of the group. */
+#define PC_RUN 32u
+#define PC_RUNS (PC_WG / PC_RUN)
 
 /* ---- type tags ------------------------------------------------------------------------- */
 

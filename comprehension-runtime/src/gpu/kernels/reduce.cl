@@ -16,7 +16,10 @@
  *   carry (its group and its value so far), so a group split across chunks or tiles is reduced
  *   in order, whole. The last position of a group in the chunk writes the group's result;
  * - PC_RED_segscanout: phase 3 of a segmented scan, every position writing its prefix (for the
- *   `parcomp::segmented` API). */
+ *   `parcomp::segmented` API);
+ * - PC_RED_segtile: the end of a nested reduction's level kernel: its tile reduced per group in
+ *   local memory, complete groups written, the tile's first and last groups summarised for the
+ *   segmented reduction above (which then runs over two entries per tile, not per position). */
 
 #define PC_R_(suffix) PC_CAT(PC_RED, suffix)
 #define PC_R_T PC_T(PC_RED_C)
@@ -27,10 +30,19 @@ PC_FN PC_R_T PC_R_(_group)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps,
   pc_u32 t = PC_LOCAL_ID();
   scratch[t] = value;
   PC_BARRIER();
-  for (pc_u32 s = 1; s < PC_WG; s <<= 1) {
-    if (t % (2u * s) == 0u && t + s < PC_WG) scratch[t] = PC_R_OP(scratch[t], scratch[t + s]);
-    PC_BARRIER();
+  /* Each run reduced in order into its first entry, then the runs' results in order. */
+  if (t < PC_RUNS) {
+    PC_R_T acc = scratch[t * PC_RUN];
+    for (pc_u32 k = t * PC_RUN + 1u; k < (t + 1u) * PC_RUN; k++) acc = PC_R_OP(acc, scratch[k]);
+    scratch[t * PC_RUN] = acc;
   }
+  PC_BARRIER();
+  if (t == 0u) {
+    PC_R_T acc = scratch[0];
+    for (pc_u32 r = 1; r < PC_RUNS; r++) acc = PC_R_OP(acc, scratch[r * PC_RUN]);
+    scratch[0] = acc;
+  }
+  PC_BARRIER();
   return scratch[0];
 }
 
@@ -67,9 +79,10 @@ PC_FN void PC_R_(_seg)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps, pc_b
 }
 
 /* The work-group's inclusive segmented scan, in order: work-item t's (f, v) goes to
- * (flags[t], scratch[t]), then each element combines with the one s to its left for s = 1, 2,
- * 4, ...; afterwards (flags[t], scratch[t]) is the inclusive prefix up to t. Every work-item of
- * the group calls it (it has barriers). */
+ * (flags[t], scratch[t]); afterwards (flags[t], scratch[t]) is the inclusive prefix up to t.
+ * By runs (PC_RUN): each run scanned serially in place, the runs' last entries then made whole
+ * prefixes in order by one work-item, and every other entry combined with the previous run's
+ * last. Every work-item of the group calls it (it has barriers). */
 PC_FN void PC_R_(_segscan)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps,
                            PC_LOCAL_PTR(pc_bool) flags, PC_LOCAL_PTR(PC_R_T) scratch,
                            pc_bool f, PC_R_T v) {
@@ -77,21 +90,74 @@ PC_FN void PC_R_(_segscan)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps,
   scratch[t] = v;
   flags[t] = f;
   PC_BARRIER();
-  for (pc_u32 s = 1; s < PC_WG; s <<= 1) {
-    pc_bool fl = 0;
-    PC_R_T vl = PC_R_(_identity)(pc_fault, pc_caps);
-    int has = t >= s;
-    if (has) {
-      fl = flags[t - s];
-      vl = scratch[t - s];
+  if (t < PC_RUNS) {
+    pc_u32 b = t * PC_RUN;
+    pc_bool rf = flags[b];
+    PC_R_T rv = scratch[b];
+    for (pc_u32 k = b + 1u; k < b + PC_RUN; k++) {
+      PC_R_(_seg)(pc_fault, pc_caps, &rf, &rv, flags[k], scratch[k]);
+      flags[k] = rf;
+      scratch[k] = rv;
     }
-    PC_BARRIER();
-    if (has) {
-      PC_R_(_seg)(pc_fault, pc_caps, &fl, &vl, flags[t], scratch[t]);
-      flags[t] = fl;
-      scratch[t] = vl;
+  }
+  PC_BARRIER();
+  if (t == 0u) {
+    for (pc_u32 r = 1; r < PC_RUNS; r++) {
+      pc_u32 last = (r + 1u) * PC_RUN - 1u;
+      pc_bool rf = flags[r * PC_RUN - 1u];
+      PC_R_T rv = scratch[r * PC_RUN - 1u];
+      PC_R_(_seg)(pc_fault, pc_caps, &rf, &rv, flags[last], scratch[last]);
+      flags[last] = rf;
+      scratch[last] = rv;
     }
-    PC_BARRIER();
+  }
+  PC_BARRIER();
+  /* Entries other than a run's last read the previous run's last (final now) and write only
+   * themselves. */
+  if (t >= PC_RUN && t % PC_RUN != PC_RUN - 1u) {
+    pc_bool rf = flags[t - t % PC_RUN - 1u];
+    PC_R_T rv = scratch[t - t % PC_RUN - 1u];
+    PC_R_(_seg)(pc_fault, pc_caps, &rf, &rv, flags[t], scratch[t]);
+    flags[t] = rf;
+    scratch[t] = rv;
+  }
+  PC_BARRIER();
+}
+
+/* A nested reduction's level kernel ends here, every work-item of the group calling it (it
+ * has barriers): the work-group's tile of `m` positions (work-item t holding position t, its
+ * `group` and its contribution `value`; work-items from m on hold none) reduced per group in
+ * local memory, in order. A group that starts and ends inside the tile, other than the tile's
+ * first and last, is complete: its result is written to `res` at once. The tile's first and
+ * last groups may continue in the neighbouring tiles: the tile writes them as two entries of a
+ * summary (its first group's part, then its last group's — the identity when the tile holds
+ * one group), which the segmented reduction over all tiles' summaries (_segtiles ...) finishes
+ * with the chunk's carry. No value or group per position goes through memory. */
+PC_FN void PC_R_(_segtile)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps,
+                           PC_LOCAL_PTR(PC_R_T) scratch, PC_LOCAL_PTR(pc_bool) flags,
+                           PC_LOCAL_PTR(pc_u64) groups, pc_u32 m, pc_u64 group, PC_R_T value,
+                           pc_u64 res_cap, PC_GLOBAL pc_u8 *res, pc_u64 sum_cap,
+                           PC_GLOBAL pc_u8 *sum_vals, PC_GLOBAL pc_u64 *sum_groups) {
+  pc_u32 t = PC_LOCAL_ID();
+  pc_bool live = (pc_bool)(t < m);
+  groups[t] = group;
+  PC_BARRIER();
+  pc_u64 first = groups[0];
+  pc_u64 last = groups[m - 1u];
+  pc_bool starts = (pc_bool)(live && (t == 0u || groups[t - 1u] != group));
+  PC_R_(_segscan)(pc_fault, pc_caps, flags, scratch, starts, value);
+  if (live && (t + 1u == m || groups[t + 1u] != group)) {
+    pc_u64 tile = PC_GROUP_ID();
+    if (group == first) {
+      PC_STORE(PC_RED_C)(sum_vals, sum_cap, 2u * tile, scratch[t]);
+      sum_groups[2u * tile] = first;
+    }
+    if (group == last) {
+      PC_STORE(PC_RED_C)(sum_vals, sum_cap, 2u * tile + 1u,
+                         first == last ? PC_R_(_identity)(pc_fault, pc_caps) : scratch[t]);
+      sum_groups[2u * tile + 1u] = last;
+    }
+    if (group != first && group != last) PC_STORE(PC_RED_C)(res, res_cap, group, scratch[t]);
   }
 }
 
@@ -117,22 +183,11 @@ PC_KERNEL void PC_R_(_segtiles)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_c
     pc_u64 j = first + k;
     if (j < n) PC_R_(_seg)(pc_fault, pc_caps, &f, &v, PC_R_FLAG(j), PC_LOAD(PC_RED_C)(vals, vals_cap, j));
   }
-  scratch[t] = v;
-  flags[t] = f;
-  PC_BARRIER();
-  for (pc_u32 s = 1; s < PC_WG; s <<= 1) {
-    if (t % (2u * s) == 0u && t + s < PC_WG) {
-      pc_bool fl = flags[t];
-      PC_R_T vl = scratch[t];
-      PC_R_(_seg)(pc_fault, pc_caps, &fl, &vl, flags[t + s], scratch[t + s]);
-      flags[t] = fl;
-      scratch[t] = vl;
-    }
-    PC_BARRIER();
-  }
+  /* The tile's aggregate is the last entry of the work-group's inclusive scan. */
+  PC_R_(_segscan)(pc_fault, pc_caps, flags, scratch, f, v);
   if (t == 0) {
-    agg_flags[PC_GROUP_ID()] = flags[0];
-    PC_STORE(PC_RED_C)(agg_vals, agg_cap, PC_GROUP_ID(), scratch[0]);
+    agg_flags[PC_GROUP_ID()] = flags[PC_WG - 1u];
+    PC_STORE(PC_RED_C)(agg_vals, agg_cap, PC_GROUP_ID(), scratch[PC_WG - 1u]);
   }
 }
 

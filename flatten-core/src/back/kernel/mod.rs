@@ -21,7 +21,7 @@ pub mod ops;
 pub mod types;
 mod writer;
 
-use crate::plan::device::{Class, DExpr, DGenerator, PlanExpr, VarId};
+use crate::plan::device::{Class, DExpr, DGenerator, DSource, PlanExpr, VarId};
 use crate::plan::{Compiled, Plan, Slot, Step, StepKind, Terminal};
 use std::collections::BTreeSet;
 use types::{class, ty};
@@ -81,6 +81,9 @@ pub struct LevelManifest {
     pub regular: bool,
     /// Whether a filter can drop positions.
     pub filters: bool,
+    /// The class of the elements the generator reads from captured memory, one per position
+    /// (a captured slice or a row of captured rows), for the runtime's traffic model.
+    pub reads: Option<Class>,
     /// Variables read from the parents.
     pub inputs: Vec<VarId>,
     /// Variables written for the children.
@@ -279,16 +282,13 @@ impl KernelWriter<'_> {
                 nested,
                 head_here.then_some(delivery),
             );
-            let filters = level
-                .before
-                .iter()
-                .chain(level.after.iter())
-                .any(|s| matches!(s.kind, StepKind::Filter(_)));
+            let filters = level_filters(level);
             manifests.push(LevelManifest {
                 kernel: name,
                 size_kernel,
                 regular: matches!(level.generator.kind, StepKind::Product(_)),
                 filters,
+                reads: captured_elements(&level.device_generator().source),
                 inputs: level_inputs,
                 outputs,
             });
@@ -545,38 +545,99 @@ impl KernelWriter<'_> {
                 .map(|&v| format!(", PC_GLOBAL pc_u8* pc_out_{}", self.ew.var_name(v)))
                 .collect(),
         };
+        let filters = level_filters(level);
         let mut body = Body::new(1);
-        let reduce = matches!(head, Some(Delivery::Reduce(_)));
-        body.line("pc_u64 pc_t = PC_GLOBAL_ID();");
-        if let Some(Delivery::Reduce(r)) = head {
-            body.line(format!(
-                "PC_LOCAL_ARRAY({}, pc_scratch, PC_WG);",
-                ty(self.reductions[r as usize].acc)
-            ));
-            body.line(format!(
-                "{} pc_acc = pc_r{r}_identity(pc_fault, pc_caps);",
-                ty(self.reductions[r as usize].acc)
-            ));
-            body.line("if (pc_t < pc_count && !PC_FAULTED(pc_fault)) {");
-        } else {
-            body.line("if (pc_t >= pc_count || PC_FAULTED(pc_fault)) return;");
-            body.line("{");
+        let reduce = match head {
+            Some(Delivery::Reduce(r)) => Some(r),
+            _ => None,
+        };
+        let segmented = match head {
+            Some(Delivery::Segmented(r)) => Some(r),
+            _ => None,
+        };
+        let mut tile = None;
+        if !root {
+            // The parents of the work-group's first and last positions (see search.h).
+            body.line("PC_LOCAL_ARRAY(pc_u64, pc_span, 2);");
         }
-        let mut work = body.nested();
+        // A level that filters (and is not reduced) writes only the positions it keeps, packed:
+        // the kernel runs twice over the chunk (search.h): phase 0 counts each work-group's
+        // kept positions into `pc_places`, which the host scans into each group's first place,
+        // and phase 1 writes every kept position's values there. Values are held until the
+        // group's ranks are known.
+        let compacting = filters && reduce.is_none() && segmented.is_none();
+        let mut held: Vec<(String, String)> = Vec::new();
+        if compacting {
+            match head {
+                None => {
+                    for &v in outputs {
+                        let n = self.ew.var_name(v);
+                        held.push((format!("pc_out_{n}"), n));
+                    }
+                }
+                Some(_) => held.push(("pc_out".into(), String::new())),
+            }
+        }
+        let mut work = match (reduce, segmented) {
+            (Some(r), _) => {
+                let (each, work) = self.reduce_tile_begin(r, !root, &mut body);
+                tile = Some(each);
+                work
+            }
+            (None, Some(r)) => {
+                // Every work-item reaches the tile's reduction (it has barriers): none returns.
+                let t = ty(self.reductions[r as usize].acc);
+                body.line(format!("PC_LOCAL_ARRAY({t}, pc_scratch, PC_WG);"));
+                body.line("PC_LOCAL_ARRAY(pc_bool, pc_starts, PC_WG);");
+                body.line("PC_LOCAL_ARRAY(pc_u64, pc_groups, PC_WG);");
+                body.line("if (!pc_fanout) pc_tile_span(pc_offsets, pc_parents, pc_j0, pc_count, PC_GROUP_ID() * PC_WG, PC_WG, pc_span);");
+                body.line("pc_u64 pc_t = PC_GLOBAL_ID();");
+                body.line(format!("{t} pc_acc = pc_r{r}_identity(pc_fault, pc_caps);"));
+                body.line("pc_u64 pc_group = 0;");
+                body.line("if (pc_t < pc_count && !PC_FAULTED(pc_fault)) {");
+                body.nested()
+            }
+            (None, None) if compacting => {
+                if !root {
+                    body.line("if (!pc_fanout) pc_tile_span(pc_offsets, pc_parents, pc_j0, pc_count, PC_GROUP_ID() * PC_WG, PC_WG, pc_span);");
+                }
+                body.line("PC_LOCAL_ARRAY(pc_u32, pc_ranks, PC_WG + PC_RUNS);");
+                body.line("pc_u64 pc_t = PC_GLOBAL_ID();");
+                body.line("pc_bool pc_pass = 0;");
+                for (k, (_, var)) in held.iter().enumerate() {
+                    let c = if var.is_empty() {
+                        plan.head_class
+                    } else {
+                        self.ew.var_class(outputs[k])
+                    };
+                    body.line(format!("{} pc_keep{k} = PC_OP(zero, {})();", ty(c), class(c)));
+                }
+                if nested {
+                    body.line("pc_u64 pc_keep_group = 0;");
+                }
+                body.line("if (pc_t < pc_count && !PC_FAULTED(pc_fault)) {");
+                body.nested()
+            }
+            (None, None) => {
+                if !root {
+                    body.line("if (!pc_fanout) pc_tile_span(pc_offsets, pc_parents, pc_j0, pc_count, PC_GROUP_ID() * PC_WG, PC_WG, pc_span);");
+                }
+                body.line("pc_u64 pc_t = PC_GLOBAL_ID();");
+                body.line("if (pc_t >= pc_count || PC_FAULTED(pc_fault)) return;");
+                body.line("{");
+                body.nested()
+            }
+        };
         work.line("pc_u64 pc_j = pc_j0 + pc_t;");
         if root {
             work.line("pc_u64 pc_i = pc_j;");
         } else {
-            work.line("pc_u64 pc_p = pc_fanout ? pc_j / pc_fanout : pc_seg[pc_t];");
-            work.line("pc_u64 pc_i = pc_fanout ? pc_j % pc_fanout : pc_j - pc_offsets[pc_p];");
+            work.line("pc_u64 pc_p = pc_fanout ? pc_parent_of_regular(pc_j, pc_fanout) : pc_segment_in(pc_offsets, pc_span[0], pc_span[1], pc_j);");
+            work.line("pc_u64 pc_i = pc_j - (pc_fanout ? pc_p * pc_fanout : pc_offsets[pc_p]);");
         }
-        if let Some(Delivery::Segmented(r)) = head {
-            work.line(format!(
-                "{} pc_acc = pc_r{r}_identity(pc_fault, pc_caps);",
-                ty(self.reductions[r as usize].acc)
-            ));
+        if !compacting {
+            work.line("pc_bool pc_pass = 0;");
         }
-        work.line("pc_bool pc_pass = 0;");
         work.line("do {");
         let mut inner = work.nested();
         if !root {
@@ -589,6 +650,16 @@ impl KernelWriter<'_> {
         self.qualifiers(plan, &level.after, &mut inner);
         inner.line("pc_pass = 1;");
         match head {
+            _ if compacting => {
+                for (k, (_, var)) in held.iter().enumerate() {
+                    let value = if var.is_empty() {
+                        self.ew.expr(device(&plan.head), &mut inner)
+                    } else {
+                        var.clone()
+                    };
+                    inner.line(format!("pc_keep{k} = {value};"));
+                }
+            }
             None => {
                 for &v in outputs {
                     let n = self.ew.var_name(v);
@@ -602,29 +673,60 @@ impl KernelWriter<'_> {
         work.line("} while (0);");
         match head {
             Some(Delivery::Reduce(_)) => {}
-            Some(Delivery::Segmented(_)) => {
-                let acc = plan.acc_class;
-                work.line(format!("{}(pc_out, pc_out_cap, pc_t, pc_acc);", types::store(acc)));
-            }
-            _ => work.line("pc_flags[pc_t] = pc_pass;"),
+            Some(Delivery::Segmented(_)) => work.line("pc_group = pc_in_group[pc_p];"),
+            _ if compacting => {}
+            _ => work.line("(void)pc_pass;"),
         }
-        if nested {
+        if nested && compacting {
+            work.line("pc_keep_group = pc_in_group[pc_p];");
+        } else if nested && segmented.is_none() {
             work.line("pc_out_group[pc_t] = pc_in_group[pc_p];");
         }
-        body.append(work);
-        body.line("}");
-        if let Some(Delivery::Reduce(r)) = head {
-            let acc = self.reductions[r as usize].acc;
-            body.line(format!("pc_acc = pc_r{r}_group(pc_fault, pc_caps, pc_scratch, pc_acc);"));
-            body.line(format!(
-                "if (PC_LOCAL_ID() == 0) {}(pc_out, pc_out_cap, PC_GROUP_ID(), pc_acc);",
-                types::store(acc)
-            ));
+        match (reduce, tile, segmented) {
+            (Some(r), Some(each), _) => self.reduce_tile_end(r, (each, work), &mut body),
+            _ if compacting => {
+                body.append(work);
+                body.line("}");
+                body.line("pc_u32 pc_rank = pc_tile_rank(pc_pass, pc_ranks);");
+                body.line("if (pc_phase == 0u) {");
+                body.line("  if (PC_LOCAL_ID() == PC_WG - 1u) pc_places[PC_GROUP_ID()] = (pc_u64)pc_rank + pc_pass;");
+                body.line("} else if (pc_pass) {");
+                let mut write = body.nested();
+                write.line("pc_u64 pc_at = pc_places[PC_GROUP_ID()] + pc_rank;");
+                for (k, (column, var)) in held.iter().enumerate() {
+                    let c = if var.is_empty() {
+                        plan.head_class
+                    } else {
+                        self.ew.var_class(outputs[k])
+                    };
+                    write.line(format!(
+                        "{}({column}, pc_out_cap, pc_at, pc_keep{k});",
+                        types::store(c)
+                    ));
+                }
+                if nested {
+                    write.line("pc_out_group[pc_at] = pc_keep_group;");
+                }
+                body.append(write);
+                body.line("}");
+            }
+            (_, _, Some(r)) => {
+                body.append(work);
+                body.line("}");
+                // The tile's results and summary (reduce.cl's _segtile): `pc_out` and
+                // `pc_out_group` hold two entries per work-group.
+                body.line("pc_u64 pc_first = PC_GROUP_ID() * PC_WG;");
+                body.line("pc_u32 pc_m = (pc_u32)(pc_count - pc_first < PC_WG ? pc_count - pc_first : PC_WG);");
+                body.line(format!("pc_r{r}_segtile(pc_fault, pc_caps, pc_scratch, pc_starts, pc_groups, pc_m, pc_group, pc_acc, pc_res_cap, pc_res, pc_out_cap, pc_out, pc_out_group);"));
+            }
+            _ => {
+                body.append(work);
+                body.line("}");
+            }
         }
-        let _ = reduce;
         let _ = writeln!(
             self.kernels,
-            "/* `{}` and the qualifiers after it */\nPC_KERNEL void {name}({COMMON}, pc_u64 pc_j0, pc_u64 pc_count, pc_u64 pc_fanout, PC_GLOBAL const pc_u64* pc_seg, PC_GLOBAL const pc_u64* pc_offsets, pc_u64 pc_in_cap{in_params}, PC_GLOBAL const pc_u64* pc_in_group, pc_u64 pc_out_cap{out_params}, PC_GLOBAL pc_u64* pc_flags, PC_GLOBAL pc_u64* pc_out_group) {{\n{}}}\n",
+            "/* `{}` and the qualifiers after it */\nPC_KERNEL void {name}({COMMON}, pc_u64 pc_j0, pc_u64 pc_count, pc_u64 pc_fanout, pc_u64 pc_parents, PC_GLOBAL const pc_u64* pc_offsets, pc_u64 pc_in_cap{in_params}, PC_GLOBAL const pc_u64* pc_in_group, pc_u64 pc_out_cap{out_params}, PC_GLOBAL pc_u64* pc_out_group, pc_u64 pc_res_cap, PC_GLOBAL pc_u8* pc_res, PC_GLOBAL pc_u64* pc_places, pc_u32 pc_phase) {{\n{}}}\n",
             level.generator.text.replace("*/", "* /"),
             body.text()
         );
@@ -656,6 +758,55 @@ impl KernelWriter<'_> {
         }
     }
 
+    /// The start of a top-level reduction's kernel (reduction `r`): each work-group takes a tile
+    /// of `PC_WG * pc_rN_items` positions, work-item `t` the positions `t`, `t + PC_WG`, ... of
+    /// it (neighbouring work-items read neighbouring elements), and stages each position's
+    /// contribution (`pc_acc`, the identity where a filter rejected it) in local memory for
+    /// [`Self::reduce_tile_end`] to reduce in order. Returns the body of one position, `pc_t`
+    /// bound, run only for positions of the chunk.
+    fn reduce_tile_begin(&mut self, r: u32, search: bool, body: &mut Body) -> (Body, Body) {
+        let t = ty(self.reductions[r as usize].acc);
+        body.line(format!("PC_LOCAL_ARRAY({t}, pc_scratch, PC_WG);"));
+        body.line(format!("PC_LOCAL_ARRAY({t}, pc_stage, PC_WG * pc_r{r}_items);"));
+        body.line("pc_u32 pc_lid = (pc_u32)PC_LOCAL_ID();");
+        body.line(format!("pc_u64 pc_tile = (pc_u64)PC_GROUP_ID() * (PC_WG * pc_r{r}_items);"));
+        if search {
+            body.line(format!("if (!pc_fanout) pc_tile_span(pc_offsets, pc_parents, pc_j0, pc_count, pc_tile, PC_WG * pc_r{r}_items, pc_span);"));
+        }
+        // The fault word is read once: a fault raised during this kernel stops the run anyway.
+        body.line("pc_bool pc_live = (pc_bool)!PC_FAULTED(pc_fault);");
+        body.line(format!("{t} pc_acc;"));
+        body.line(format!("for (pc_u32 pc_k = 0; pc_k < pc_r{r}_items; pc_k++) {{"));
+        let mut each = body.nested();
+        each.line("pc_u64 pc_t = pc_tile + (pc_u64)pc_k * PC_WG + pc_lid;");
+        each.line(format!("pc_acc = pc_r{r}_identity(pc_fault, pc_caps);"));
+        each.line("if (pc_live && pc_t < pc_count) {");
+        let work = each.nested();
+        (each, work)
+    }
+
+    /// The end of a top-level reduction's kernel: `work` (one position's body) closed, the
+    /// staged contributions reduced in order — work-item `t` its `pc_rN_items` consecutive ones,
+    /// then the work-group's — and the tile's partial written.
+    fn reduce_tile_end(&mut self, r: u32, (mut each, work): (Body, Body), body: &mut Body) {
+        let acc = self.reductions[r as usize].acc;
+        each.append(work);
+        each.line("}");
+        each.line("pc_stage[pc_k * PC_WG + pc_lid] = pc_acc;");
+        body.append(each);
+        body.line("}");
+        body.line("PC_BARRIER();");
+        body.line(format!("pc_acc = pc_stage[pc_lid * pc_r{r}_items];"));
+        body.line(format!(
+            "for (pc_u32 pc_k = 1; pc_k < pc_r{r}_items; pc_k++) pc_acc = pc_r{r}_op(pc_fault, pc_caps, pc_acc, pc_stage[pc_lid * pc_r{r}_items + pc_k]);"
+        ));
+        body.line(format!("pc_acc = pc_r{r}_group(pc_fault, pc_caps, pc_scratch, pc_acc);"));
+        body.line(format!(
+            "if (pc_lid == 0) {}(pc_out, pc_out_cap, PC_GROUP_ID(), pc_acc);",
+            types::store(acc)
+        ));
+    }
+
     fn head_kernel(
         &mut self,
         plan: &Plan,
@@ -666,17 +817,24 @@ impl KernelWriter<'_> {
     ) {
         let params = self.input_params(inputs);
         let mut body = Body::new(1);
-        body.line("pc_u64 pc_t = PC_GLOBAL_ID();");
-        if let Delivery::Reduce(r) = delivery {
-            let acc = self.reductions[r as usize].acc;
-            body.line(format!("PC_LOCAL_ARRAY({}, pc_scratch, PC_WG);", ty(acc)));
-            body.line(format!("{} pc_acc = pc_r{r}_identity(pc_fault, pc_caps);", ty(acc)));
-            body.line("if (pc_t < pc_count && !PC_FAULTED(pc_fault)) {");
-        } else {
-            body.line("if (pc_t >= pc_count || PC_FAULTED(pc_fault)) return;");
-            body.line("{");
-        }
-        let mut work = body.nested();
+        let reduce = match delivery {
+            Delivery::Reduce(r) => Some(r),
+            _ => None,
+        };
+        let mut tile = None;
+        let mut work = match reduce {
+            Some(r) => {
+                let (each, work) = self.reduce_tile_begin(r, false, &mut body);
+                tile = Some(each);
+                work
+            }
+            None => {
+                body.line("pc_u64 pc_t = PC_GLOBAL_ID();");
+                body.line("if (pc_t >= pc_count || PC_FAULTED(pc_fault)) return;");
+                body.line("{");
+                body.nested()
+            }
+        };
         if let Delivery::Segmented(r) = delivery {
             work.line(format!(
                 "{} pc_acc = pc_r{r}_identity(pc_fault, pc_caps);",
@@ -699,27 +857,39 @@ impl KernelWriter<'_> {
                     types::store(plan.acc_class)
                 ));
             }
-            _ => work.line("pc_flags[pc_t] = pc_pass;"),
+            // The head kernel has no filter of its own: every context delivers.
+            _ => work.line("(void)pc_pass;"),
         }
         if nested {
             work.line("pc_out_group[pc_t] = pc_in_group[pc_t];");
         }
-        body.append(work);
-        body.line("}");
-        if let Delivery::Reduce(r) = delivery {
-            let acc = self.reductions[r as usize].acc;
-            body.line(format!("pc_acc = pc_r{r}_group(pc_fault, pc_caps, pc_scratch, pc_acc);"));
-            body.line(format!(
-                "if (PC_LOCAL_ID() == 0) {}(pc_out, pc_out_cap, PC_GROUP_ID(), pc_acc);",
-                types::store(acc)
-            ));
+        match (reduce, tile) {
+            (Some(r), Some(each)) => self.reduce_tile_end(r, (each, work), &mut body),
+            _ => {
+                body.append(work);
+                body.line("}");
+            }
         }
         let _ = writeln!(
             self.kernels,
-            "/* the head, after the nested comprehensions */\nPC_KERNEL void {name}({COMMON}, pc_u64 pc_count, pc_u64 pc_in_cap{params}, PC_GLOBAL const pc_u64* pc_in_group, pc_u64 pc_out_cap, PC_GLOBAL pc_u8* pc_out, PC_GLOBAL pc_u64* pc_flags, PC_GLOBAL pc_u64* pc_out_group) {{\n{}}}\n",
+            "/* the head, after the nested comprehensions */\nPC_KERNEL void {name}({COMMON}, pc_u64 pc_count, pc_u64 pc_in_cap{params}, PC_GLOBAL const pc_u64* pc_in_group, pc_u64 pc_out_cap, PC_GLOBAL pc_u8* pc_out, PC_GLOBAL pc_u64* pc_out_group) {{\n{}}}\n",
             body.text()
         );
     }
+}
+
+/// The class of the elements `source` reads from captured memory, if it reads any.
+fn captured_elements(source: &DSource) -> Option<Class> {
+    match source {
+        DSource::Slice { class, .. } | DSource::Row { class, .. } => Some(*class),
+        DSource::StepBy { inner, .. } | DSource::Rev { inner } => captured_elements(inner),
+        DSource::Range { .. } | DSource::RowIndices { .. } | DSource::Root { .. } => None,
+    }
+}
+
+/// Whether a level's qualifiers drop positions (its kernel packs the positions it keeps).
+fn level_filters(level: &LevelSteps<'_>) -> bool {
+    level.before.iter().chain(&level.after).any(|s| matches!(s.kind, StepKind::Filter(_)))
 }
 
 fn reduce_kind(terminal: &Terminal) -> ReduceKind {

@@ -182,6 +182,13 @@ fn comp(m: &CompManifest, gpu: &TokenStream) -> TokenStream {
         };
         let regular = l.regular;
         let filters = l.filters;
+        let reads = match l.reads {
+            Some(c) => {
+                let c = c.0;
+                quote! { Some(#c) }
+            }
+            None => quote! { None },
+        };
         let inputs = l.inputs.iter().map(|v| v.0);
         let outputs = l.outputs.iter().map(|v| v.0);
         quote! {
@@ -190,6 +197,7 @@ fn comp(m: &CompManifest, gpu: &TokenStream) -> TokenStream {
                 size_kernel: #size,
                 regular: #regular,
                 filters: #filters,
+                reads: #reads,
                 inputs: &[#(#inputs),*],
                 outputs: &[#(#outputs),*],
             }

@@ -1,0 +1,116 @@
+/* Finding a position's parent, inside the kernel that needs it.
+ *
+ * A level's positions are its parents' children laid end to end: parent s holds positions
+ * offsets[s] .. offsets[s + 1] (the exclusive scan of the sizes, n + 1 entries). A level
+ * kernel's work-group first finds the parents of its tile's first and last positions (two
+ * searches, by one work-item), then every work-item searches only between those two: a range
+ * that is a handful of offsets when rows are long, read from cache, and never the whole
+ * offsets array per position. Empty parents cost nothing (no work-item stands for them), a
+ * single huge parent is shared by every work-group, and no parent id per position goes
+ * through memory.
+ *
+ * A regular level (every parent has `fanout` children) needs no search: a division, in 32 bits
+ * when the positions fit (a 64-bit division is several times slower on GPUs). */
+#ifndef PC_SEARCH_H
+#define PC_SEARCH_H
+
+/* The segment holding position `j`: the last s below `segments` with offsets[s] <= j (an empty
+ * segment shares its offset with the next, which is the one holding j). */
+PC_FN pc_u64 pc_segment_of(PC_GLOBAL const pc_u64 *offsets, pc_u64 segments, pc_u64 j) {
+  pc_u64 lo = 0, hi = segments;
+  while (lo < hi) {
+    pc_u64 mid = lo + (hi - lo) / 2;
+    if (offsets[mid] <= j) lo = mid + 1; else hi = mid;
+  }
+  return lo - 1;
+}
+
+/* The segments holding the first and the last of the chunk's positions first .. first + len
+ * - 1 (clipped to the chunk's `count`; the chunk starts at position j0), into span[0] and
+ * span[1]. Every work-item of the group calls it (it has a barrier); the first computes. */
+PC_FN void pc_tile_span(PC_GLOBAL const pc_u64 *offsets, pc_u64 segments, pc_u64 j0,
+                        pc_u64 count, pc_u64 first, pc_u64 len, PC_LOCAL_PTR(pc_u64) span) {
+  if (PC_LOCAL_ID() == 0u && first < count) {
+    pc_u64 last = count - first > len ? first + len - 1 : count - 1;
+    span[0] = pc_segment_of(offsets, segments, j0 + first);
+    span[1] = pc_segment_of(offsets, segments, j0 + last);
+  }
+  PC_BARRIER();
+}
+
+/* The segment holding position `j`, known to be one of lo ..= hi. */
+PC_FN pc_u64 pc_segment_in(PC_GLOBAL const pc_u64 *offsets, pc_u64 lo, pc_u64 hi, pc_u64 j) {
+  /* offsets[lo] <= j throughout; the answer is below `end`. */
+  pc_u64 end = hi + 1;
+  while (end - lo > 1) {
+    pc_u64 mid = lo + (end - lo) / 2;
+    if (offsets[mid] <= j) lo = mid; else end = mid;
+  }
+  return lo;
+}
+
+/* Position j's parent in a regular level of `fanout` children each: j / fanout, in 32 bits
+ * when both fit. */
+PC_FN pc_u64 pc_parent_of_regular(pc_u64 j, pc_u64 d) {
+  if ((j | d) >> 32 == 0) return (pc_u64)((pc_u32)j / (pc_u32)d);
+  return j / d;
+}
+
+/* ---- keeping what a filter passes ----------------------------------------------------------
+ *
+ * A level with a filter writes only the positions it keeps, packed in order, without a flag or
+ * a place per position in memory: its kernel runs twice. Phase 0 counts each work-group's kept
+ * positions (one count per group); the host's scan of the counts gives each group its first
+ * place; phase 1 computes the positions again and writes each kept one at its group's place
+ * plus its rank among the group's kept positions. Twice the arithmetic, once the memory. */
+
+/* The number of work-items before this one in its work-group whose `pass` is set. Every
+ * work-item of the group calls it (it has barriers); `scratch` holds PC_WG + PC_RUNS values. */
+PC_FN pc_u32 pc_tile_rank(pc_bool pass, PC_LOCAL_PTR(pc_u32) scratch) {
+  pc_u32 t = PC_LOCAL_ID();
+#ifdef PC_CUDA
+  /* A warp's ranks from its vote, the warps' totals scanned by one thread. */
+  pc_u32 lane = t % 32u, warp = t / 32u;
+  pc_u32 votes = __ballot_sync(0xffffffffu, pass != 0);
+  pc_u32 before = (pc_u32)__popc(votes & ((1u << lane) - 1u));
+  if (lane == 0u) scratch[PC_WG + warp] = (pc_u32)__popc(votes);
+  PC_BARRIER();
+  if (t == 0u) {
+    pc_u32 sum = 0;
+    for (pc_u32 w = 0; w < PC_WG / 32u; w++) {
+      pc_u32 n = scratch[PC_WG + w];
+      scratch[PC_WG + w] = sum;
+      sum += n;
+    }
+  }
+  PC_BARRIER();
+  return scratch[PC_WG + warp] + before;
+#else
+  scratch[t] = pass ? 1u : 0u;
+  PC_BARRIER();
+  /* Each run's exclusive prefix in place, its total after the group's. */
+  if (t < PC_RUNS) {
+    pc_u32 sum = 0;
+    for (pc_u32 k = t * PC_RUN; k < (t + 1u) * PC_RUN; k++) {
+      pc_u32 n = scratch[k];
+      scratch[k] = sum;
+      sum += n;
+    }
+    scratch[PC_WG + t] = sum;
+  }
+  PC_BARRIER();
+  /* The runs' totals scanned. */
+  if (t == 0u) {
+    pc_u32 sum = 0;
+    for (pc_u32 r = 0; r < PC_RUNS; r++) {
+      pc_u32 n = scratch[PC_WG + r];
+      scratch[PC_WG + r] = sum;
+      sum += n;
+    }
+  }
+  PC_BARRIER();
+  return scratch[PC_WG + t / PC_RUN] + scratch[t];
+#endif
+}
+
+#endif
