@@ -230,10 +230,16 @@ fn composite(tag: &str, t: &TypeDesc, parts: &[String], option: bool, out: &mut 
             "PC_FN pc_bool pc_eq_{tag}({ty} a, {ty} b) {{ return (pc_bool)({}); }}",
             if eq.is_empty() { "1".into() } else { eq.join(" && ") }
         );
-        // a < b: the first unequal component decides; all equal is not less.
-        let mut lt = String::from("0");
-        let mut le = String::from("1");
-        for (k, p) in parts.iter().enumerate().rev() {
+        // a < b: the first unequal component decides; all equal is not less. The last
+        // component compares with its own < and <= (no `&& 0` for the compiler to warn about).
+        let (mut lt, mut le) = match parts.last() {
+            Some(p) => {
+                let k = parts.len() - 1;
+                (format!("pc_lt_{p}(a.f{k}, b.f{k})"), format!("pc_le_{p}(a.f{k}, b.f{k})"))
+            }
+            None => ("0".to_string(), "1".to_string()),
+        };
+        for (k, p) in parts.iter().enumerate().rev().skip(1) {
             lt = format!("(pc_lt_{p}(a.f{k}, b.f{k}) || (pc_eq_{p}(a.f{k}, b.f{k}) && {lt}))");
             le = format!("(pc_lt_{p}(a.f{k}, b.f{k}) || (pc_eq_{p}(a.f{k}, b.f{k}) && {le}))");
         }

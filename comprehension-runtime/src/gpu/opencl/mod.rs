@@ -23,7 +23,7 @@ use std::any::Any;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::ptr;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 /// An OpenCL device with its context, one in-order queue for the device's own calls, and a
 /// pool of in-order queues that device runs take one of each.
@@ -180,11 +180,20 @@ impl Program for ClProgramOf {
 /// information, so every launch is checked against the kernel's parameters.
 const BUILD_OPTIONS: &str = "-cl-fp32-correctly-rounded-divide-sqrt -cl-kernel-arg-info";
 
+/// The options of every build. The generated code compiles without a warning, and the compiler
+/// is told to print none (some OpenCL compilers write their diagnostics to the program's
+/// terminal even when the build succeeds): a build's log reaches the user only when it fails, in
+/// the error. With `PARCOMP_KERNEL_WERROR=1` (CI's test runs) every warning is an error instead,
+/// so that a kernel that draws one fails the suite.
 fn options(extra: &str) -> String {
+    static WERROR: OnceLock<bool> = OnceLock::new();
+    let werror =
+        *WERROR.get_or_init(|| std::env::var("PARCOMP_KERNEL_WERROR").is_ok_and(|v| v == "1"));
+    let warnings = if werror { "-Werror" } else { "-w" };
     if extra.is_empty() {
-        BUILD_OPTIONS.to_string()
+        format!("{BUILD_OPTIONS} {warnings}")
     } else {
-        format!("{BUILD_OPTIONS} {extra}")
+        format!("{BUILD_OPTIONS} {warnings} {extra}")
     }
 }
 

@@ -515,12 +515,15 @@ impl<'c> ExprWriter<'c> {
                 }
             }
             body.append(pattern_body);
-            let condition = if conditions.is_empty() {
-                "1".to_string()
+            // An arm that always matches (a wildcard, a binding, an open range) tests only
+            // whether an earlier arm matched: no `&& (1)` for the compiler to warn about.
+            if conditions.is_empty() || conditions.iter().any(|c| c == "1") {
+                body.line(format!("if (!{done}) {{"));
             } else {
-                conditions.iter().map(|c| format!("({c})")).collect::<Vec<_>>().join(" || ")
-            };
-            body.line(format!("if (!{done} && ({condition})) {{"));
+                let condition =
+                    conditions.iter().map(|c| format!("({c})")).collect::<Vec<_>>().join(" || ");
+                body.line(format!("if (!{done} && ({condition})) {{"));
+            }
             let mut inner = body.nested();
             if let Some(bind) = arm.bind {
                 let name = self.local_name(bind);

@@ -1,0 +1,98 @@
+//! The device kernels' boundaries: a work-group's 256 positions, the runs of 32 its scans and
+//! reductions go by, a top-level reduction's tile of 256 × items positions, the scan's tiles of
+//! 1024 sizes and its blocks of 1024 tiles. Each comprehension runs at sizes just below, at and
+//! just above each of them, on every backend, and must equal the sequential backend (chunk
+//! boundaries are `tests/gpu_chunks.rs`'s).
+
+mod support;
+
+use parcomp::{par, par_count, par_max, par_min, par_reduce, par_sum, Jagged};
+use support::on_every_backend;
+
+/// Sizes around every boundary of the kernels.
+const SIZES: &[u64] =
+    &[1, 2, 31, 32, 33, 255, 256, 257, 511, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4097, 8193];
+
+/// Concatenation of polynomial hashes `(hash, base^length)`: associative, not commutative, so
+/// any reordering across a boundary changes the result.
+#[parcomp::par_fn]
+fn hash_concat((h1, p1): (u64, u64), (h2, p2): (u64, u64)) -> (u64, u64) {
+    (h1.wrapping_mul(p2).wrapping_add(h2), p1.wrapping_mul(p2))
+}
+
+#[test]
+fn flat_reductions_at_tile_boundaries() {
+    for &n in SIZES {
+        on_every_backend(|| par_sum![x * x | x <- 0..n]);
+        on_every_backend(|| par_count![() | x <- 0..n, x % 3 != 1]);
+        on_every_backend(|| par_min![(x * 7919) % 1009 | x <- 0..n]);
+        on_every_backend(|| par_max![(x * 7919) % 1009 | x <- 0..n]);
+        // The order of a non-commutative reduction, across runs, work-items and work-groups.
+        on_every_backend(|| par_reduce!(hash_concat, (0, 1); (x + 1, 31) | x <- 0..n));
+        // An accumulator of two components (fewer positions per work-item).
+        on_every_backend(|| par_max![(x % 17, x) | x <- 0..n]);
+        // Equal maxima: the last one wins, wherever it falls.
+        let v: Vec<f64> = (0..n).map(|i| if i % 2 == 0 { 0.0 } else { -0.0 }).collect();
+        let got = on_every_backend(|| par_max![x | x <- &v]);
+        assert_eq!(got.map(f64::to_bits), v.last().map(|x| x.to_bits()), "n = {n}");
+    }
+}
+
+#[test]
+fn filters_pack_at_tile_boundaries() {
+    for &n in SIZES {
+        // Everything kept, nothing kept, every other, the first and last of each run of 32.
+        on_every_backend(|| par![x | x <- 0..n, x < n]);
+        assert!(on_every_backend(|| par![x | x <- 0..n, x > n]).is_empty());
+        on_every_backend(|| par![x * 3 | x <- 0..n, x % 2 == 1]);
+        on_every_backend(|| par![(x, x % 32) | x <- 0..n, x % 32 == 0 || x % 32 == 31]);
+        // Below the first level: the next level reads the packed parents.
+        on_every_backend(|| par![(x, y) | x <- 0..n, x % 5 != 2, y <- 0..x % 4]);
+    }
+}
+
+#[test]
+fn expansions_find_their_parents_across_tiles() {
+    for &n in SIZES {
+        // Rows of lengths around the boundaries, empty ones between them.
+        let lengths: Vec<u64> =
+            (0..40).map(|i| if i % 3 == 0 { 0 } else { n + i % 3 - 1 }).collect();
+        on_every_backend(|| par![(r, j) | r <- 0..lengths.len(), j <- 0..lengths[r]]);
+        // A regular level: positions divided by the fan-out.
+        on_every_backend(|| par![(x, y) | x <- 0..40u64, y <- 0..n]);
+    }
+    // Long runs of empty rows between short ones: a work-group's parents far apart.
+    let lengths: Vec<u32> =
+        (0..200_000u32).map(|i| u32::from(i % 4999 == 0) * (i % 7 + 1)).collect();
+    on_every_backend(|| par![(r, j) | r <- 0..lengths.len(), j <- 0..lengths[r]]);
+    // More sizes than one block of the scan's carries (1024 tiles of 1024): 1.1M parents.
+    let many = 1_100_000u64;
+    let total = on_every_backend(|| par_count![() | x <- 0..many, y <- 0..x % 3]);
+    assert_eq!(total as u64, (0..many).map(|x| x % 3).sum::<u64>());
+}
+
+#[test]
+fn nested_reductions_reduce_by_key_across_tiles() {
+    for &n in SIZES {
+        // Rows shorter than, as long as and longer than a work-group, with empty rows: groups
+        // that start and end inside a tile, that span tiles, and none at all.
+        let rows: Vec<Vec<u64>> = (0..12u64)
+            .map(|i| match i % 4 {
+                0 => Vec::new(),
+                1 => (0..n).map(|k| k * 3 + i).collect(),
+                2 => (0..i).collect(),
+                _ => (0..n / 2 + 1).map(|k| k ^ i).collect(),
+            })
+            .collect();
+        let m = Jagged::from(rows);
+        on_every_backend(|| par![par_sum![v | v <- m.row(i)] | i <- 0..m.len()]);
+        on_every_backend(|| par![par_max![v % 97 | v <- m.row(i)] | i <- 0..m.len()]);
+        on_every_backend(
+            || par![par_reduce!(hash_concat, (0, 1); (v + 1, 31) | v <- m.row(i)) | i <- 0..m.len()],
+        );
+        // A filter inside: rejected positions add the identity.
+        on_every_backend(|| par![par_count![() | v <- m.row(i), v % 3 == 0] | i <- 0..m.len()]);
+        // A nested par!: kept values packed with their rows.
+        on_every_backend(|| par![par![v | v <- m.row(i), v % 4 != 1] | i <- 0..m.len()]);
+    }
+}
