@@ -8,6 +8,7 @@
 use super::device::{
     Arg, Buffer, Device, DeviceError, DeviceErrorKind, DeviceInfo, Program, Queue,
 };
+use super::program::GROUP;
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
 use opencl3::device::{
@@ -120,6 +121,16 @@ impl OpenClDevice {
             }));
         };
         let device = ClDevice::new(id);
+        // Every kernel is compiled for, and launched in, work-groups of GROUP work-items: a
+        // device that runs smaller ones cannot run them (said here, not at the first launch).
+        let most = device.max_work_group_size().unwrap_or(0);
+        if most < GROUP as usize {
+            return Err(unavailable(format!(
+                "the OpenCL device `{}` runs work-groups of at most {most} work-items; parcomp's \
+                 kernels need {GROUP}",
+                device.name().unwrap_or_default().trim()
+            )));
+        }
         let context = Context::from_device(&device)
             .map_err(|e| api(DeviceErrorKind::Unavailable, "clCreateContext", e))?;
         #[allow(deprecated)]
