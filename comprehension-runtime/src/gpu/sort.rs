@@ -1,12 +1,12 @@
 //! `parcomp::segmented::sort_permutation` on a device: a stable LSD radix sort of the keys,
 //! carrying every key's original index (`kernels/sort.cl`).
 //!
-//! One pass per 4-bit digit, from the least significant, over ping-pong buffers of keys and
-//! indices: each tile of `TILE` keys counts its digits into a digit-major histogram
-//! (`hist[digit * tiles + tile]`), the generic scan kernels turn the histogram into every
-//! (digit, tile)'s first place in the output, and each tile moves its keys there in order. A
-//! digit that is the same in every key (found on the host while the keys are copied for the
-//! upload) is skipped: keys below 2¹⁶ take 4 passes, not 16.
+//! One pass per 8-bit digit, from the least significant, over ping-pong buffers of keys and
+//! indices: each tile of `TILE` keys sorts its digits stably in local memory and counts them
+//! into a digit-major histogram (`hist[digit * tiles + tile]`), the generic scan kernels turn
+//! the histogram into every (digit, tile)'s first place in the output, and each tile moves its
+//! keys there in order. A digit that is the same in every key (found on the host while the keys
+//! are copied for the upload) is skipped: keys below 2¹⁶ take 2 passes, not 8.
 
 use super::device::Arg;
 use super::program::{self, TILE};
@@ -17,7 +17,7 @@ use crate::site::Site;
 use std::time::Instant;
 
 /// Bits per digit (`PC_SORT_BITS` in `sort.cl`).
-const DIGIT_BITS: u32 = 4;
+const DIGIT_BITS: u32 = 8;
 /// Digits per key.
 const RADIX: u64 = 1 << DIGIT_BITS;
 

@@ -4,7 +4,8 @@
  *
  * - types: pc_i8 ... pc_u64, pc_f32, pc_f64 (when PC_HAVE_F64 is defined), pc_bool (a byte,
  *   0 or 1, as Rust stores bool);
- * - PC_KERNEL, PC_FN, PC_GLOBAL, PC_LOCAL_ARRAY, PC_BARRIER, and the work-item indices;
+ * - PC_KERNEL, PC_FN, PC_GLOBAL, PC_RESTRICT, PC_LOCAL_ARRAY, PC_BARRIER, PC_LOCAL_INC_U32 (an
+ *   atomic increment in local memory), and the work-item indices;
  * - PC_T(tag) / PC_OP(op, tag): the C type and the operation of a type tag (i32, f64, tup0,
  *   ...), so that generated code written once over type classes (`#define T3 i32`) serves
  *   every instantiation;
@@ -62,6 +63,7 @@ typedef double pc_f64;
 #define PC_LOCAL_SIZE() ((pc_u32)get_local_size(0))
 #define PC_NUM_GROUPS() ((pc_u64)get_num_groups(0))
 #define PC_ATOMIC_CAS_U32(p, cmp, val) atomic_cmpxchg((volatile PC_GLOBAL pc_u32 *)(p), (cmp), (val))
+#define PC_LOCAL_INC_U32(p) ((void)atomic_inc((volatile __local pc_u32 *)(p)))
 #define PC_U64_C(x) x##UL
 /* Math functions are overloaded by argument type in OpenCL C. */
 #define PC_MATH32(f) f
@@ -116,6 +118,7 @@ typedef double pc_f64;
 #define PC_LOCAL_SIZE() ((pc_u32)blockDim.x)
 #define PC_NUM_GROUPS() ((pc_u64)gridDim.x)
 #define PC_ATOMIC_CAS_U32(p, cmp, val) atomicCAS((unsigned int *)(p), (cmp), (val))
+#define PC_LOCAL_INC_U32(p) ((void)atomicAdd((unsigned int *)(p), 1u))
 #define PC_U64_C(x) x##ULL
 /* CUDA names the single-precision functions with an `f` suffix. */
 #define PC_MATH32(fn) fn##f
