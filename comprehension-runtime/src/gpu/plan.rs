@@ -19,20 +19,26 @@
 //! and the first generator (an integer range's first element, or its elements' columns). Then:
 //!
 //! - a level kernel (`Level::kernel`): `pc_u64 pc_j0, pc_u64 pc_count, pc_u64 pc_fanout,
-//!   const pc_u64* pc_seg, const pc_u64* pc_offsets, pc_u64 pc_in_cap, const pc_u8* pc_in_V...
+//!   pc_u64 pc_parents, const pc_u64* pc_offsets, pc_u64 pc_in_cap, const pc_u8* pc_in_V...
 //!   (one per `Level::inputs`), const pc_u64* pc_in_group, pc_u64 pc_out_cap, pc_u8* pc_out_V...
-//!   (one per output), pc_u8* pc_flags, pc_u64* pc_out_group`: it runs positions `pc_j0 ..
-//!   pc_j0 + pc_count` of its level, position `j` being child `j - pc_offsets[p]` of parent `p =
-//!   pc_seg[j - pc_j0]` (or `j / pc_fanout` when `pc_fanout` is not 0);
+//!   (one per output, or one `pc_out` for the head), pc_u64* pc_out_group, pc_u64 pc_res_cap,
+//!   pc_u8* pc_res, pc_u64* pc_places, pc_u32 pc_phase`: it runs positions `pc_j0 .. pc_j0 +
+//!   pc_count` of its level, position `j` being child `j - pc_offsets[p]` of parent `p` (found
+//!   among the `pc_parents` by the searches of `kernels/search.h`), or of `j / pc_fanout` when
+//!   `pc_fanout` is not 0;
 //! - a size kernel (`Level::size_kernel`): `pc_u64 pc_count, pc_u64 pc_in_cap, const pc_u8*
 //!   pc_in_V..., pc_u64* pc_sizes`: the number of children of each parent;
 //! - a head kernel (`Comp::head_kernel`): `pc_u64 pc_count, pc_u64 pc_in_cap, const pc_u8*
-//!   pc_in_V..., const pc_u64* pc_in_group, pc_u64 pc_out_cap, pc_u8* pc_out, pc_u8*
-//!   pc_flags, pc_u64* pc_out_group`.
+//!   pc_in_V..., const pc_u64* pc_in_group, pc_u64 pc_out_cap, pc_u8* pc_out, pc_u64*
+//!   pc_out_group`.
 //!
-//! `pc_flags` is a byte per position, 1 where the position passed its filters; a top-level
-//! reduction's kernel instead writes one partial per work-group to `pc_out`, each work-group
-//! taking `PC_WG * pc_rN_items` positions (`program::reduce_items`).
+//! What a level kernel writes depends on its level: a level that filters (and is not reduced)
+//! runs twice, `pc_phase` 0 writing each work-group's kept count to `pc_places` and 1 writing
+//! the kept positions packed from the places the host's scan of those counts left there; a
+//! top-level reduction's kernel writes one partial per work-group to `pc_out`, each work-group
+//! taking `PC_WG * pc_rN_items` positions (`program::reduce_items`); a nested reduction's writes
+//! each group its tile completes to `pc_res` (capacity `pc_res_cap`) and two summary entries per
+//! work-group to `pc_out` and `pc_out_group`; otherwise a value per position.
 
 /// A type class of the generated kernels.
 pub type ClassId = u32;
