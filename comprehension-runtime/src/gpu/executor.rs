@@ -1071,24 +1071,12 @@ impl<'c> Session<'c> {
                 let group = group.expect("a nested comprehension's positions have groups");
                 // The first `count` values of each component, read into a column that holds
                 // just them.
-                let layout =
-                    ColumnLayout::with_leaves(&out.layout, count as usize).ok_or_else(too_big)?;
-                let mut bytes = vec![0u8; layout.bytes];
+                let mut bytes = Vec::new();
+                let (layout, reads) =
+                    out.layout.prefix_reads(count as usize, &mut bytes).ok_or_else(too_big)?;
                 let mut groups = vec![0u64; count as usize];
-                let mut parts: Vec<(&Buffer, usize, *mut u8, usize)> = layout
-                    .leaves
-                    .iter()
-                    .enumerate()
-                    .map(|(k, leaf)| {
-                        (
-                            &*out.mem.buf,
-                            out.layout.offsets[k],
-                            // In bounds: the tight layout's component k starts there.
-                            bytes[layout.offsets[k]..].as_mut_ptr(),
-                            leaf.size() * count as usize,
-                        )
-                    })
-                    .collect();
+                let mut parts: Vec<(&Buffer, usize, *mut u8, usize)> =
+                    reads.into_iter().map(|(at, to, len)| (&*out.mem.buf, at, to, len)).collect();
                 parts.push((&*group.buf, 0, groups.as_mut_ptr().cast::<u8>(), groups.len() * 8));
                 // SAFETY: every destination is a range of `bytes` (component k's array of the
                 // tight layout, inside it) or `groups`, local vectors untouched until the call

@@ -365,25 +365,10 @@ impl<T: Send> executor::TopSink for CollectSink<T> {
             _ => {
                 // The first `count` values of each component (the column may have room for
                 // more), into a local column that holds just them.
-                let tight = types::ColumnLayout::with_leaves(layout, count).ok_or_else(|| {
+                let mut bytes = Vec::new();
+                let (tight, parts) = layout.prefix_reads(count, &mut bytes).ok_or_else(|| {
                     DeviceFailure { message: "a result too large for memory".into(), fatal: true }
                 })?;
-                let mut bytes = vec![0u8; tight.bytes];
-                let base = bytes.as_mut_ptr();
-                let parts: Vec<(usize, *mut u8, usize)> = tight
-                    .leaves
-                    .iter()
-                    .enumerate()
-                    // `wrapping_add`: the offsets are inside `bytes` (the tight layout's own),
-                    // so the pointers are too.
-                    .map(|(k, leaf)| {
-                        (
-                            layout.offsets[k],
-                            base.wrapping_add(tight.offsets[k]),
-                            leaf.size() * count,
-                        )
-                    })
-                    .collect();
                 // SAFETY: every destination is component k's array of the tight layout, inside
                 // `bytes`, a local vector untouched until it returns.
                 unsafe { fetch.read(&parts)? };

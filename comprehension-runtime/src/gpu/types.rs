@@ -200,6 +200,32 @@ impl ColumnLayout {
         Self::of_leaves(other.leaves.clone(), cap)
     }
 
+    /// The reads that copy the first `count` values of a column laid out as `self` into
+    /// `bytes`, a column of exactly `count` values (laid out as the returned layout): for each
+    /// component, its offset in the device's column, its destination in `bytes`, and its
+    /// length. `None` if such a column needs more bytes than `usize` counts.
+    pub(crate) fn prefix_reads(
+        &self,
+        count: usize,
+        bytes: &mut Vec<u8>,
+    ) -> Option<(ColumnLayout, Vec<PrefixRead>)> {
+        let tight = Self::with_leaves(self, count)?;
+        bytes.clear();
+        bytes.resize(tight.bytes, 0);
+        let base = bytes.as_mut_ptr();
+        let reads = tight
+            .leaves
+            .iter()
+            .enumerate()
+            // `wrapping_add`: the tight layout's offsets are inside `bytes`, so the pointers
+            // are too.
+            .map(|(k, leaf)| {
+                (self.offsets[k], base.wrapping_add(tight.offsets[k]), leaf.size() * count)
+            })
+            .collect();
+        Some((tight, reads))
+    }
+
     fn of_leaves(leaves: Vec<Prim>, cap: usize) -> Option<ColumnLayout> {
         let mut offsets = Vec::with_capacity(leaves.len());
         let mut at = 0usize;
@@ -210,6 +236,10 @@ impl ColumnLayout {
         Some(ColumnLayout { leaves, offsets, cap, bytes: at })
     }
 }
+
+/// One component's read of [`ColumnLayout::prefix_reads`]: its offset in the device's column,
+/// its destination, its length in bytes.
+pub(crate) type PrefixRead = (usize, *mut u8, usize);
 
 /// Writes values into component columns (see [`ColumnLayout`]).
 pub struct ColumnWriter<'b> {

@@ -30,7 +30,7 @@ PC_FN pc_u64 pc_add_sizes(pc_fault_t fault, pc_u64 a, pc_u64 b) {
 /* The work-group's exclusive prefix sum of `value` (work-item order), by runs (PC_RUN): each
  * run's prefix serially in place, the runs' totals after the group's, scanned by one
  * work-item. Returns the work-item's exclusive prefix and sets *total to the group's sum.
- * `scratch` holds PC_WG + PC_RUNS values; every work-item calls it (it has barriers). */
+ * `scratch` holds PC_SCAN_SCRATCH values; every work-item calls it (it has barriers). */
 PC_FN pc_u64 pc_group_scan(pc_fault_t fault, PC_LOCAL_PTR(pc_u64) scratch, pc_u64 value,
                            pc_u64 *total) {
   pc_u32 t = PC_LOCAL_ID();
@@ -68,7 +68,7 @@ PC_FN pc_u64 pc_group_scan(pc_fault_t fault, PC_LOCAL_PTR(pc_u64) scratch, pc_u6
  * from t * PC_ITEMS). */
 PC_KERNEL void pc_scan_tiles(pc_fault_t pc_fault, PC_GLOBAL const pc_u64 *PC_RESTRICT in,
                              pc_u64 n, PC_GLOBAL pc_u64 *PC_RESTRICT tile_sums) {
-  PC_LOCAL_ARRAY(pc_u64, scratch, PC_WG + PC_RUNS + 1u);
+  PC_LOCAL_ARRAY(pc_u64, scratch, PC_SCAN_SCRATCH);
   pc_u32 t = PC_LOCAL_ID();
   pc_u64 first = PC_GROUP_ID() * (pc_u64)PC_TILE + (pc_u64)t * PC_ITEMS;
   pc_u64 sum = 0;
@@ -84,7 +84,7 @@ PC_KERNEL void pc_scan_tiles(pc_fault_t pc_fault, PC_GLOBAL const pc_u64 *PC_RES
  * total written to `sums[count]`; work-item t takes PC_ITEMS consecutive sums of each block of
  * PC_TILE. */
 PC_KERNEL void pc_scan_carries(pc_fault_t pc_fault, PC_GLOBAL pc_u64 *sums, pc_u64 count) {
-  PC_LOCAL_ARRAY(pc_u64, scratch, PC_WG + PC_RUNS + 1u);
+  PC_LOCAL_ARRAY(pc_u64, scratch, PC_SCAN_SCRATCH);
   pc_u32 t = PC_LOCAL_ID();
   pc_u64 carry = 0;
   for (pc_u64 base = 0; base < count; base += PC_TILE) {
@@ -112,7 +112,7 @@ PC_KERNEL void pc_scan_carries(pc_fault_t pc_fault, PC_GLOBAL pc_u64 *sums, pc_u
 PC_KERNEL void pc_scan_apply(pc_fault_t pc_fault, PC_GLOBAL const pc_u64 *PC_RESTRICT in,
                              pc_u64 n, PC_GLOBAL const pc_u64 *PC_RESTRICT carries, pc_u64 tiles,
                              PC_GLOBAL pc_u64 *PC_RESTRICT out) {
-  PC_LOCAL_ARRAY(pc_u64, scratch, PC_WG + PC_RUNS + 1u);
+  PC_LOCAL_ARRAY(pc_u64, scratch, PC_SCAN_SCRATCH);
   pc_u32 t = PC_LOCAL_ID();
   pc_u64 g = PC_GROUP_ID();
   pc_u64 first = g * (pc_u64)PC_TILE + (pc_u64)t * PC_ITEMS;

@@ -64,12 +64,48 @@ PC_FN pc_u64 pc_parent_of_regular(pc_u64 j, pc_u64 d) {
  * place; phase 1 computes the positions again and writes each kept one at its group's place
  * plus its rank among the group's kept positions. Twice the arithmetic, once the memory. */
 
-/* The number of work-items before this one in its work-group whose `pass` is set. Every
- * work-item of the group calls it (it has barriers); `scratch` holds PC_WG + PC_RUNS values. */
-PC_FN pc_u32 pc_tile_rank(pc_bool pass, PC_LOCAL_PTR(pc_u32) scratch) {
+/* Local memory for pc_group_scan_u32: the work-items' values, the runs' totals, the group's. */
+#define PC_SCAN_SCRATCH (PC_WG + PC_RUNS + 1u)
+
+/* The work-group's exclusive prefix sum of `value` (work-item order), by runs (PC_RUN): each
+ * run's prefix serially in place, the runs' totals after the group's entries, scanned by one
+ * work-item; the group's total at scratch[PC_WG + PC_RUNS]. `scratch` holds PC_SCAN_SCRATCH
+ * values and may be written again after the caller's next barrier. Every work-item of the
+ * group calls it (it has barriers). (generic.cl's pc_group_scan is the u64 one, with the
+ * sizes' overflow checks.) */
+PC_FN pc_u32 pc_group_scan_u32(pc_u32 value, PC_LOCAL_PTR(pc_u32) scratch) {
   pc_u32 t = PC_LOCAL_ID();
+  scratch[t] = value;
+  PC_BARRIER();
+  if (t < PC_RUNS) {
+    pc_u32 sum = 0;
+    for (pc_u32 k = t * PC_RUN; k < (t + 1u) * PC_RUN; k++) {
+      pc_u32 n = scratch[k];
+      scratch[k] = sum;
+      sum += n;
+    }
+    scratch[PC_WG + t] = sum;
+  }
+  PC_BARRIER();
+  if (t == 0u) {
+    pc_u32 sum = 0;
+    for (pc_u32 r = 0; r < PC_RUNS; r++) {
+      pc_u32 n = scratch[PC_WG + r];
+      scratch[PC_WG + r] = sum;
+      sum += n;
+    }
+    scratch[PC_WG + PC_RUNS] = sum;
+  }
+  PC_BARRIER();
+  return scratch[PC_WG + t / PC_RUN] + scratch[t];
+}
+
+/* The number of work-items before this one in its work-group whose `pass` is set. Every
+ * work-item of the group calls it (it has barriers); `scratch` holds PC_SCAN_SCRATCH values. */
+PC_FN pc_u32 pc_tile_rank(pc_bool pass, PC_LOCAL_PTR(pc_u32) scratch) {
 #ifdef PC_CUDA
   /* A warp's ranks from its vote, the warps' totals scanned by one thread. */
+  pc_u32 t = PC_LOCAL_ID();
   pc_u32 lane = t % 32u, warp = t / 32u;
   pc_u32 votes = __ballot_sync(0xffffffffu, pass != 0);
   pc_u32 before = (pc_u32)__popc(votes & ((1u << lane) - 1u));
@@ -86,30 +122,7 @@ PC_FN pc_u32 pc_tile_rank(pc_bool pass, PC_LOCAL_PTR(pc_u32) scratch) {
   PC_BARRIER();
   return scratch[PC_WG + warp] + before;
 #else
-  scratch[t] = pass ? 1u : 0u;
-  PC_BARRIER();
-  /* Each run's exclusive prefix in place, its total after the group's. */
-  if (t < PC_RUNS) {
-    pc_u32 sum = 0;
-    for (pc_u32 k = t * PC_RUN; k < (t + 1u) * PC_RUN; k++) {
-      pc_u32 n = scratch[k];
-      scratch[k] = sum;
-      sum += n;
-    }
-    scratch[PC_WG + t] = sum;
-  }
-  PC_BARRIER();
-  /* The runs' totals scanned. */
-  if (t == 0u) {
-    pc_u32 sum = 0;
-    for (pc_u32 r = 0; r < PC_RUNS; r++) {
-      pc_u32 n = scratch[PC_WG + r];
-      scratch[PC_WG + r] = sum;
-      sum += n;
-    }
-  }
-  PC_BARRIER();
-  return scratch[PC_WG + t / PC_RUN] + scratch[t];
+  return pc_group_scan_u32(pass ? 1u : 0u, scratch);
 #endif
 }
 

@@ -22,8 +22,6 @@
 #define PC_SORT_RADIX 256u /* 1 << PC_SORT_BITS */
 /* The local sort's passes go by nibbles. */
 #define PC_SORT_NIBBLES 16u
-/* The work-items' sums, the runs' totals, the tile's total. */
-#define PC_SORT_SUMS (PC_WG + PC_RUNS + 1u)
 
 /* The digit of `key` at bit `shift`. */
 PC_FN pc_u32 pc_sort_digit(pc_u64 key, pc_u32 shift) {
@@ -51,28 +49,7 @@ PC_FN void pc_sort_nibble(PC_LOCAL_PTR(pc_u32) digits_in, PC_LOCAL_PTR(pc_u32) i
   pc_u32 base = t * PC_SORT_NIBBLES;
   pc_u32 mine = 0;
   for (pc_u32 j = 0; j < PC_SORT_NIBBLES; j++) mine += table[base + j];
-  sums[t] = mine;
-  PC_BARRIER();
-  if (t < PC_RUNS) {
-    pc_u32 sum = 0;
-    for (pc_u32 i = t * PC_RUN; i < (t + 1u) * PC_RUN; i++) {
-      pc_u32 n = sums[i];
-      sums[i] = sum;
-      sum += n;
-    }
-    sums[PC_WG + t] = sum;
-  }
-  PC_BARRIER();
-  if (t == 0u) {
-    pc_u32 sum = 0;
-    for (pc_u32 r = 0; r < PC_RUNS; r++) {
-      pc_u32 n = sums[PC_WG + r];
-      sums[PC_WG + r] = sum;
-      sum += n;
-    }
-  }
-  PC_BARRIER();
-  pc_u32 running = sums[PC_WG + t / PC_RUN] + sums[t];
+  pc_u32 running = pc_group_scan_u32(mine, sums);
   for (pc_u32 j = 0; j < PC_SORT_NIBBLES; j++) {
     pc_u32 count = table[base + j];
     table[base + j] = running;
@@ -96,7 +73,7 @@ PC_FN void pc_sort_nibble(PC_LOCAL_PTR(pc_u32) digits_in, PC_LOCAL_PTR(pc_u32) i
  * its place in the tile; digit d's keys are places first[d] .. end[d] (both 0 when it has
  * none). The places from m on hold no key (digit 255, sorted last). `digits`, `index`, `spare`
  * and `spare_index` hold PC_TILE entries, `table` PC_SORT_NIBBLES * PC_WG, `sums`
- * PC_SORT_SUMS, `first` and `end` PC_SORT_RADIX. Every work-item of the group calls it. */
+ * PC_SCAN_SCRATCH, `first` and `end` PC_SORT_RADIX. Every work-item of the group calls it. */
 PC_FN void pc_sort_tile(PC_GLOBAL const pc_u64 *keys, pc_u64 base, pc_u32 m, pc_u32 shift,
                         PC_LOCAL_PTR(pc_u32) digits, PC_LOCAL_PTR(pc_u32) index,
                         PC_LOCAL_PTR(pc_u32) spare, PC_LOCAL_PTR(pc_u32) spare_index,
@@ -134,7 +111,7 @@ PC_FN void pc_sort_tile(PC_GLOBAL const pc_u64 *keys, pc_u64 base, pc_u32 m, pc_
   PC_LOCAL_ARRAY(pc_u32, spare, PC_TILE);                     \
   PC_LOCAL_ARRAY(pc_u32, spare_index, PC_TILE);               \
   PC_LOCAL_ARRAY(pc_u32, table, PC_SORT_NIBBLES * PC_WG);     \
-  PC_LOCAL_ARRAY(pc_u32, sums, PC_SORT_SUMS);                 \
+  PC_LOCAL_ARRAY(pc_u32, sums, PC_SCAN_SCRATCH);                 \
   PC_LOCAL_ARRAY(pc_u32, first, PC_SORT_RADIX);               \
   PC_LOCAL_ARRAY(pc_u32, end, PC_SORT_RADIX)
 

@@ -557,8 +557,12 @@ impl KernelWriter<'_> {
         };
         let mut tile = None;
         if !root {
-            // The parents of the work-group's first and last positions (see search.h).
+            // The parents of the work-group's first and last positions (see search.h); a
+            // reduction's tile is larger and finds them in reduce_tile_begin.
             body.line("PC_LOCAL_ARRAY(pc_u64, pc_span, 2);");
+            if reduce.is_none() {
+                body.line("if (!pc_fanout) pc_tile_span(pc_offsets, pc_parents, pc_j0, pc_count, PC_GROUP_ID() * PC_WG, PC_WG, pc_span);");
+            }
         }
         // A level that filters (and is not reduced) writes only the positions it keeps, packed:
         // the kernel runs twice over the chunk (search.h): phase 0 counts each work-group's
@@ -566,16 +570,17 @@ impl KernelWriter<'_> {
         // and phase 1 writes every kept position's values there. Values are held until the
         // group's ranks are known.
         let compacting = filters && reduce.is_none() && segmented.is_none();
-        let mut held: Vec<(String, String)> = Vec::new();
+        // (column, variable — empty for the head —, class) of each value held.
+        let mut held: Vec<(String, String, Class)> = Vec::new();
         if compacting {
             match head {
                 None => {
                     for &v in outputs {
                         let n = self.ew.var_name(v);
-                        held.push((format!("pc_out_{n}"), n));
+                        held.push((format!("pc_out_{n}"), n, self.ew.var_class(v)));
                     }
                 }
-                Some(_) => held.push(("pc_out".into(), String::new())),
+                Some(_) => held.push(("pc_out".into(), String::new(), plan.head_class)),
             }
         }
         let mut work = match (reduce, segmented) {
@@ -590,7 +595,6 @@ impl KernelWriter<'_> {
                 body.line(format!("PC_LOCAL_ARRAY({t}, pc_scratch, PC_WG);"));
                 body.line("PC_LOCAL_ARRAY(pc_bool, pc_starts, PC_WG);");
                 body.line("PC_LOCAL_ARRAY(pc_u64, pc_groups, PC_WG);");
-                body.line("if (!pc_fanout) pc_tile_span(pc_offsets, pc_parents, pc_j0, pc_count, PC_GROUP_ID() * PC_WG, PC_WG, pc_span);");
                 body.line("pc_u64 pc_t = PC_GLOBAL_ID();");
                 body.line(format!("{t} pc_acc = pc_r{r}_identity(pc_fault, pc_caps);"));
                 body.line("pc_u64 pc_group = 0;");
@@ -598,18 +602,10 @@ impl KernelWriter<'_> {
                 body.nested()
             }
             (None, None) if compacting => {
-                if !root {
-                    body.line("if (!pc_fanout) pc_tile_span(pc_offsets, pc_parents, pc_j0, pc_count, PC_GROUP_ID() * PC_WG, PC_WG, pc_span);");
-                }
-                body.line("PC_LOCAL_ARRAY(pc_u32, pc_ranks, PC_WG + PC_RUNS);");
+                body.line("PC_LOCAL_ARRAY(pc_u32, pc_ranks, PC_SCAN_SCRATCH);");
                 body.line("pc_u64 pc_t = PC_GLOBAL_ID();");
                 body.line("pc_bool pc_pass = 0;");
-                for (k, (_, var)) in held.iter().enumerate() {
-                    let c = if var.is_empty() {
-                        plan.head_class
-                    } else {
-                        self.ew.var_class(outputs[k])
-                    };
+                for (k, &(_, _, c)) in held.iter().enumerate() {
                     body.line(format!("{} pc_keep{k} = PC_OP(zero, {})();", ty(c), class(c)));
                 }
                 if nested {
@@ -619,9 +615,6 @@ impl KernelWriter<'_> {
                 body.nested()
             }
             (None, None) => {
-                if !root {
-                    body.line("if (!pc_fanout) pc_tile_span(pc_offsets, pc_parents, pc_j0, pc_count, PC_GROUP_ID() * PC_WG, PC_WG, pc_span);");
-                }
                 body.line("pc_u64 pc_t = PC_GLOBAL_ID();");
                 body.line("if (pc_t >= pc_count || PC_FAULTED(pc_fault)) return;");
                 body.line("{");
@@ -651,7 +644,7 @@ impl KernelWriter<'_> {
         inner.line("pc_pass = 1;");
         match head {
             _ if compacting => {
-                for (k, (_, var)) in held.iter().enumerate() {
+                for (k, (_, var, _)) in held.iter().enumerate() {
                     let value = if var.is_empty() {
                         self.ew.expr(device(&plan.head), &mut inner)
                     } else {
@@ -693,12 +686,7 @@ impl KernelWriter<'_> {
                 body.line("} else if (pc_pass) {");
                 let mut write = body.nested();
                 write.line("pc_u64 pc_at = pc_places[PC_GROUP_ID()] + pc_rank;");
-                for (k, (column, var)) in held.iter().enumerate() {
-                    let c = if var.is_empty() {
-                        plan.head_class
-                    } else {
-                        self.ew.var_class(outputs[k])
-                    };
+                for (k, &(ref column, _, c)) in held.iter().enumerate() {
                     write.line(format!(
                         "{}({column}, pc_out_cap, pc_at, pc_keep{k});",
                         types::store(c)
