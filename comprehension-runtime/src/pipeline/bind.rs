@@ -128,12 +128,34 @@ where
         parents: I,
         visit: V,
     ) -> V::Output {
-        self.inner.descend(
-            parents.map(|ctx| {
-                let value = (self.f)(&ctx);
-                (ctx, value)
-            }),
-            visit,
-        )
+        self.inner.descend(Bound { parents, f: &self.f }, visit)
+    }
+}
+
+/// The contexts of `parents`, each extended with its `let` value: `parents.map(|c| (c, f(&c)))`
+/// as a named type. A closure written inside the generic `descend` would carry the type of
+/// `parents` in its own type, so the iterator's type would hold the one below it twice, and
+/// its name (which debug info spells out) would double with every `let`.
+pub struct Bound<'a, I, F> {
+    parents: I,
+    f: &'a F,
+}
+
+impl<I, F, T> Iterator for Bound<'_, I, F>
+where
+    I: Iterator,
+    F: Fn(&I::Item) -> T,
+{
+    type Item = (I::Item, T);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        let ctx = self.parents.next()?;
+        let value = (self.f)(&ctx);
+        Some((ctx, value))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.parents.size_hint()
     }
 }

@@ -140,6 +140,31 @@ where
         parents: I,
         visit: V,
     ) -> V::Output {
-        self.inner.descend(parents.filter(|ctx| (self.pred)(ctx)), visit)
+        self.inner.descend(Kept { parents, pred: &self.pred }, visit)
+    }
+}
+
+/// The contexts of `parents` that pass `pred`: `parents.filter(..)` as a named type, for the
+/// reason given at `bind::Bound`.
+pub struct Kept<'a, I, F> {
+    parents: I,
+    pred: &'a F,
+}
+
+impl<I, F> Iterator for Kept<'_, I, F>
+where
+    I: Iterator,
+    F: Fn(&I::Item) -> bool,
+{
+    type Item = I::Item;
+
+    #[inline]
+    fn next(&mut self) -> Option<I::Item> {
+        let pred = self.pred;
+        self.parents.find(|ctx| pred(ctx))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, self.parents.size_hint().1)
     }
 }

@@ -265,12 +265,36 @@ where
         parents: I,
         visit: D,
     ) -> D::Output {
-        self.next.descend(
-            parents.map(|ctx| {
-                let result = self.reduce(&ctx);
-                (ctx, result)
-            }),
-            visit,
-        )
+        self.next.descend(Reduced { parents, nest: self }, visit)
+    }
+}
+
+/// The contexts of `parents`, each extended with its inner comprehension's result, as a named
+/// type (see `bind::Bound` for why not a closure).
+pub struct Reduced<'a, I, N> {
+    parents: I,
+    nest: &'a N,
+}
+
+impl<C, I, Bi, R, B, V, E> Iterator for Reduced<'_, I, NestBody<Bi, R, B, V, E>>
+where
+    I: Iterator<Item = C>,
+    C: Clone + Send + Sync,
+    V: Send,
+    Bi: Body<C, Out = V>,
+    R: Reducer<V>,
+    E: Executor,
+{
+    type Item = (C, R::Result);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        let ctx = self.parents.next()?;
+        let result = self.nest.reduce(&ctx);
+        Some((ctx, result))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.parents.size_hint()
     }
 }
