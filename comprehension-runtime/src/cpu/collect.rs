@@ -9,8 +9,8 @@
 use super::output::{reserve, split_slots, SliceWriter};
 use super::partition::Partitioned;
 use super::schedule::{probe, weighed_ranges, Job, Probe, Schedule, Shape};
+use super::tasks::{each_item, each_piece_mut, map_tasks};
 use crate::site::Site;
-use rayon::prelude::*;
 use std::ops::Range;
 
 /// Gathers the outputs of a split level, in order.
@@ -85,11 +85,9 @@ fn run<R: Partitioned>(
         Placement::Counted => {
             let lengths = match counts {
                 Some(counts) => counts,
-                None => ranges
-                    .par_iter()
-                    .with_max_len(1)
-                    .map(|r| level.count(r.clone()).unwrap_or_else(|| site.size_overflow()))
-                    .collect(),
+                None => map_tasks(ranges.len(), |k| {
+                    level.count(ranges[k].clone()).unwrap_or_else(|| site.size_overflow())
+                }),
             };
             fill(site, level, &mut out, ranges, lengths);
         }
@@ -99,15 +97,11 @@ fn run<R: Partitioned>(
             let wave = schedule.threads * WAVE_RANGES_PER_THREAD;
             let mut ran = 0;
             for ranges_of_wave in ranges.chunks(wave) {
-                let buffers: Vec<Vec<R::Out>> = ranges_of_wave
-                    .par_iter()
-                    .with_max_len(1)
-                    .map(|range| {
-                        let mut buffer = Vec::new();
-                        let _ = level.run(range.clone(), &mut buffer);
-                        buffer
-                    })
-                    .collect();
+                let buffers: Vec<Vec<R::Out>> = map_tasks(ranges_of_wave.len(), |k| {
+                    let mut buffer = Vec::new();
+                    let _ = level.run(ranges_of_wave[k].clone(), &mut buffer);
+                    buffer
+                });
                 if ran == 0 && ranges_of_wave.len() < ranges.len() {
                     // Growing the result wave by wave would copy it again and again: reserve
                     // what the first wave suggests the whole will need (a little more), once.
@@ -142,7 +136,7 @@ fn fill<R: Partitioned>(
         .unwrap_or_else(|| site.size_overflow());
     reserve(out, need, site);
     let slots = split_slots(&mut out.spare_capacity_mut()[..need], lengths);
-    ranges.into_par_iter().zip(slots).with_max_len(1).for_each(|(range, slots)| {
+    each_item(ranges.into_iter().zip(slots).collect(), |_, (range, slots)| {
         let mut writer = SliceWriter::new(slots, site);
         let _ = level.run(range, &mut writer);
         writer.finish();
@@ -150,7 +144,7 @@ fn fill<R: Partitioned>(
     // SAFETY: `split_slots` cut exactly the first `need` spare slots into the pieces, and every
     // piece was filled completely: `SliceWriter::finish` panics unless its piece received
     // exactly as many outputs as it has slots, and a panic in any range propagates out of
-    // `for_each` before this line, leaving `out` at its old length (written elements leak).
+    // `each_item` before this line, leaving `out` at its old length (written elements leak).
     unsafe { out.set_len(out.len() + need) };
 }
 
@@ -167,25 +161,17 @@ fn fill_exact<R: Partitioned>(
     let need = range.end - range.start;
     reserve(out, need, site);
     let slots = &mut out.spare_capacity_mut()[..need];
-    rayon::iter::split((range, slots), |(range, slots)| {
-        let len = range.end - range.start;
-        if len < 2 * MIN_PIECE {
-            return ((range, slots), None);
-        }
-        let mid = len / 2;
-        let (left, right) = slots.split_at_mut(mid);
-        ((range.start..range.start + mid, left), Some((range.start + mid..range.end, right)))
-    })
-    .for_each(|(range, slots)| {
+    each_piece_mut(slots, MIN_PIECE, |offset, slots| {
+        let elements = range.start + offset..range.start + offset + slots.len();
         let mut writer = SliceWriter::new(slots, site);
-        let _ = level.run(range, &mut writer);
+        let _ = level.run(elements, &mut writer);
         writer.finish();
     });
-    // SAFETY: the pieces split the first `need` spare slots of `out` among themselves (each
-    // split divides a piece's range and slots at the same point), and every piece was filled
-    // completely: `SliceWriter::finish` panics unless its piece received exactly as many outputs
-    // as it has slots, and a panic propagates out of `for_each` before this line, leaving `out`
-    // at its old length (written elements leak).
+    // SAFETY: the pieces cover the first `need` spare slots of `out` (piece at `offset` runs
+    // the elements at the same offset of `range`), and every piece was filled completely:
+    // `SliceWriter::finish` panics unless its piece received exactly as many outputs as it has
+    // slots, and a panic propagates out of `each_piece_mut` before this line, leaving `out` at
+    // its old length (written elements leak).
     unsafe { out.set_len(out.len() + need) };
 }
 
@@ -201,7 +187,7 @@ pub(super) fn append<T: Send>(site: &'static Site, out: &mut Vec<T>, buffers: Ve
     reserve(out, need, site);
     let lengths: Vec<usize> = buffers.iter().map(Vec::len).collect();
     let slots = split_slots(&mut out.spare_capacity_mut()[..need], lengths);
-    buffers.into_par_iter().zip(slots).for_each(|(buffer, slots)| {
+    each_item(buffers.into_iter().zip(slots).collect(), |_, (buffer, slots)| {
         for (slot, item) in slots.iter_mut().zip(buffer) {
             slot.write(item);
         }

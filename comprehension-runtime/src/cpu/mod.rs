@@ -11,12 +11,12 @@ mod partition;
 mod reduce;
 mod schedule;
 mod sequential;
+mod tasks;
 
 use crate::pipeline::{Body, Executor, ReduceFolder, Reducer};
 use crate::site::Site;
 use crate::source::Source;
 use collect::CollectJob;
-use rayon::prelude::*;
 use reduce::ReduceJob;
 use schedule::run_level;
 pub(crate) use schedule::split;
@@ -88,15 +88,14 @@ impl Executor for CpuExecutor {
         R: Reducer<B::Out>,
     {
         let pieces = self.schedule.map_or(1, Pool::ranges);
-        split(0..children, pieces)
-            .into_par_iter()
-            .with_max_len(1)
-            .map(|piece| {
-                let mut folder = ReduceFolder::new(reducer, None);
-                let _ = body.feed_children(ctx, piece, &mut folder);
-                folder.acc
-            })
-            .reduce_with(|left, right| reducer.combine(left, right))
-            .unwrap_or_else(|| reducer.identity())
+        let pieces = split(0..children, pieces);
+        tasks::map_tasks(pieces.len(), |k| {
+            let mut folder = ReduceFolder::new(reducer, None);
+            let _ = body.feed_children(ctx, pieces[k].clone(), &mut folder);
+            folder.acc
+        })
+        .into_iter()
+        .reduce(|left, right| reducer.combine(left, right))
+        .unwrap_or_else(|| reducer.identity())
     }
 }

@@ -7,10 +7,10 @@
 //! otherwise. A range of children may start and end in the middle of a parent, so one huge row
 //! is shared by as many ranges as its size calls for.
 
+use super::tasks::{each_item, map_tasks};
 use crate::pipeline::{feed_each, Body, Folder};
 use crate::site::Site;
 use crate::source::Source;
-use rayon::prelude::*;
 use std::ops::{ControlFlow, Range};
 
 /// Contexts per parallel task when sizing a level.
@@ -78,7 +78,7 @@ impl Layout {
         };
         let sizes = &mut offsets[..n];
         if parallel {
-            sizes.par_chunks_mut(SIZE_BLOCK).enumerate().for_each(|(block, sizes)| {
+            each_item(sizes.chunks_mut(SIZE_BLOCK).collect(), |block, sizes| {
                 let first = block * SIZE_BLOCK;
                 for (i, size) in sizes.iter_mut().enumerate() {
                     *size = body.fanout(&parents.fetch(first + i));
@@ -138,21 +138,23 @@ fn exclusive_scan(values: &mut [usize], parallel: bool) -> Option<()> {
     }
     // Three phases: block sums in parallel, a scan of the block sums, each block rescanned from
     // its carry in parallel.
-    let sums: Vec<Option<usize>> = values
-        .par_chunks(SIZE_BLOCK)
-        .map(|block| block.iter().try_fold(0usize, |acc, &v| acc.checked_add(v)))
-        .collect();
+    let sums: Vec<Option<usize>> = map_tasks(values.len().div_ceil(SIZE_BLOCK), |k| {
+        let block = &values[k * SIZE_BLOCK..values.len().min((k + 1) * SIZE_BLOCK)];
+        block.iter().try_fold(0usize, |acc, &v| acc.checked_add(v))
+    });
     let mut carries = Vec::with_capacity(sums.len());
     let mut carry = 0usize;
     for sum in sums {
         carries.push(carry);
         carry = carry.checked_add(sum?)?;
     }
-    values
-        .par_chunks_mut(SIZE_BLOCK)
-        .zip(carries)
-        .map(|(block, carry)| scan_block(block, carry).map(drop))
-        .collect::<Option<()>>()
+    let overflowed = std::sync::atomic::AtomicBool::new(false);
+    each_item(values.chunks_mut(SIZE_BLOCK).zip(carries).collect(), |_, (block, carry)| {
+        if scan_block(block, carry).is_none() {
+            overflowed.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    });
+    (!overflowed.into_inner()).then_some(())
 }
 
 /// A level of the iteration space divided into independent ranges.
@@ -178,7 +180,10 @@ where
 {
     type Out = B::Out;
 
-    #[inline]
+    // Not inlined: the callers (the probe, the sequential rest, each way of placing outputs)
+    // share one copy of the fused loops per folder type instead of each optimising its own;
+    // a call per range costs nothing.
+    #[inline(never)]
     fn run<F: Folder<B::Out>>(&self, range: Range<usize>, out: &mut F) -> ControlFlow<()> {
         feed_each(self.body, range, |i| self.parents.fetch(i), out)
     }
@@ -236,7 +241,8 @@ where
 {
     type Out = B::Out;
 
-    #[inline]
+    // Not inlined, as `Leaves::run`.
+    #[inline(never)]
     fn run<F: Folder<B::Out>>(&self, range: Range<usize>, out: &mut F) -> ControlFlow<()> {
         self.each_parent(range, |parent, children| self.body.feed_children(&parent, children, out))
     }

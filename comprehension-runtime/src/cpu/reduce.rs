@@ -3,8 +3,8 @@
 
 use super::partition::Partitioned;
 use super::schedule::{probe, weighed_ranges, Job, Probe, Schedule, Shape};
+use super::tasks::map_tasks;
 use crate::pipeline::{ReduceFolder, Reducer};
-use rayon::prelude::*;
 use std::sync::atomic::AtomicBool;
 
 /// Reduces the outputs of a split level.
@@ -41,15 +41,11 @@ impl<Out: Send, R: Reducer<Out>> Job<Out> for ReduceJob<'_, R> {
             Probe::Parallel(done) => done,
         };
         let (ranges, _) = weighed_ranges(schedule, level, done..total, shape);
-        let parts: Vec<R::Acc> = ranges
-            .into_par_iter()
-            .with_max_len(1)
-            .map(|range| {
-                let mut folder = ReduceFolder::new(self.reducer, Some(self.stop));
-                let _ = level.run(range, &mut folder);
-                folder.acc
-            })
-            .collect();
+        let parts: Vec<R::Acc> = map_tasks(ranges.len(), |k| {
+            let mut folder = ReduceFolder::new(self.reducer, Some(self.stop));
+            let _ = level.run(ranges[k].clone(), &mut folder);
+            folder.acc
+        });
         parts.into_iter().fold(first.acc, |left, right| self.reducer.combine(left, right))
     }
 }

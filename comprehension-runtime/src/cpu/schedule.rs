@@ -126,13 +126,21 @@ pub(super) fn weighed_ranges<R: Partitioned>(
     }
     let site = schedule.site;
     let blocks = split(range, parts * BLOCKS_PER_RANGE);
-    let counts: Vec<usize> = {
-        use rayon::prelude::*;
-        blocks
-            .par_iter()
-            .map(|block| level.count(block.clone()).unwrap_or_else(|| site.size_overflow()))
-            .collect()
-    };
+    let counts: Vec<usize> = super::tasks::map_tasks(blocks.len(), |k| {
+        level.count(blocks[k].clone()).unwrap_or_else(|| site.size_overflow())
+    });
+    let (ranges, range_counts) = cut_by_weight(site, parts, &blocks, &counts);
+    (ranges, Some(range_counts))
+}
+
+/// Joins consecutive `blocks` (with their output `counts`) into about `parts` ranges of equal
+/// work (outputs plus elements), and sums their counts. Not generic: compiled once.
+fn cut_by_weight(
+    site: &'static Site,
+    parts: usize,
+    blocks: &[Range<usize>],
+    counts: &[usize],
+) -> (Vec<Range<usize>>, Vec<usize>) {
     let weight = |k: usize| counts[k].saturating_add(blocks[k].len());
     let total: usize = (0..blocks.len()).fold(0usize, |sum, k| sum.saturating_add(weight(k)));
     let target = total.div_ceil(parts).max(1);
@@ -151,7 +159,7 @@ pub(super) fn weighed_ranges<R: Partitioned>(
             count_so_far = 0;
         }
     }
-    (ranges, Some(range_counts))
+    (ranges, range_counts)
 }
 
 /// What to do with a split level: gather its outputs, reduce them, ...
