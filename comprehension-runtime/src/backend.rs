@@ -329,7 +329,7 @@ enum Placement {
 
 /// Decides where a comprehension runs. `work` estimates its size given the threshold (it need
 /// not count beyond it), and is only asked when the decision depends on it.
-fn place<T>(offload: &Offload<'_, T>, work: impl FnOnce(u64) -> u64) -> Placement {
+fn place<T>(offload: &Offload<'_, T>, work: &mut dyn FnMut(u64) -> u64) -> Placement {
     let forced = selection();
     if let Some(Backend::Sequential | Backend::Rayon) = forced {
         // An explicit choice of a CPU backend holds for every comprehension, `@gpu` ones too.
@@ -342,8 +342,9 @@ fn place<T>(offload: &Offload<'_, T>, work: impl FnOnce(u64) -> u64) -> Placemen
 }
 
 /// Where work that a device can run goes, given the backend chosen for this thread (`forced`)
-/// and whether the device is `required` (`@gpu`).
-fn choose(forced: Option<Backend>, required: bool, work: impl FnOnce(u64) -> u64) -> Placement {
+/// and whether the device is `required` (`@gpu`). `work` is asked at most once. Not generic, so
+/// that it is compiled once and not again for every comprehension.
+fn choose(forced: Option<Backend>, required: bool, work: &mut dyn FnMut(u64) -> u64) -> Placement {
     let forced_device = forced.filter(|b| b.is_device());
     let found = match forced_device {
         Some(backend) => gpu::device_for(backend).map(|_| backend),
@@ -405,7 +406,8 @@ pub(crate) fn primitive<R>(
     let placement = if !capable || matches!(forced, Some(b) if !b.is_device()) {
         Placement::Host(None)
     } else {
-        choose(forced, false, |_| work())
+        let mut work = Some(work);
+        choose(forced, false, &mut |_| work.take().map_or(0, |work| work()))
     };
     let reason = match placement {
         Placement::Host(reason) => reason,
@@ -482,8 +484,9 @@ where
     S::Item: Clone + Send + Sync,
     B: Body<S::Item>,
 {
-    let reason = match place(&offload, |threshold| estimate_work(source, body, threshold)) {
+    let reason = match place(&offload, &mut |threshold| estimate_work(source, body, threshold)) {
         Placement::Host(reason) => reason,
+        #[cfg(any(feature = "opencl", feature = "cuda-api"))]
         Placement::Device(backend) => match on_device(backend, site, &offload) {
             Ok(out) => {
                 trace::ran(site, backend, None);
@@ -491,6 +494,13 @@ where
             }
             Err(failure) => Some(after_failure(site, backend, &failure)),
         },
+        // Without a device backend nothing is placed on a device (`choose` finds none), and
+        // the device half of a comprehension is not compiled at all.
+        #[cfg(not(any(feature = "opencl", feature = "cuda-api")))]
+        Placement::Device(_) => {
+            let _ = on_device;
+            unreachable!("parcomp: a build without a device backend placed work on a device")
+        }
     };
     let out = exec.collect(site, source, body);
     trace::ran(site, host_backend(), reason);
@@ -538,8 +548,9 @@ where
     B: Body<S::Item>,
     R: Reducer<B::Out>,
 {
-    let reason = match place(&offload, |threshold| estimate_work(source, body, threshold)) {
+    let reason = match place(&offload, &mut |threshold| estimate_work(source, body, threshold)) {
         Placement::Host(reason) => reason,
+        #[cfg(any(feature = "opencl", feature = "cuda-api"))]
         Placement::Device(backend) => match gpu::reduce(backend, site, &offload, reducer) {
             Ok(acc) => {
                 trace::ran(site, backend, None);
@@ -547,6 +558,11 @@ where
             }
             Err(failure) => Some(after_failure(site, backend, &failure)),
         },
+        // As in `collect_where_placed`.
+        #[cfg(not(any(feature = "opencl", feature = "cuda-api")))]
+        Placement::Device(_) => {
+            unreachable!("parcomp: a build without a device backend placed work on a device")
+        }
     };
     let acc = exec.reduce(site, source, body, reducer);
     trace::ran(site, host_backend(), reason);

@@ -487,6 +487,8 @@ pub(crate) fn collect_resident<T: types::DeviceType>(
 }
 
 /// A reduction's partial results, combined in order.
+// Only a build with a device backend runs a reduction's device half (see `backend::reduce`).
+#[cfg_attr(not(any(feature = "opencl", feature = "cuda-api")), allow(dead_code))]
 struct ReduceSink<'r, T, R: Reducer<T>> {
     reducer: &'r R,
     codec: OutputCodec<T>,
@@ -576,6 +578,7 @@ pub(crate) fn collect<T: Send>(
 }
 
 /// Runs a comprehension's device half on `backend`'s device, reducing its outputs.
+#[cfg_attr(not(any(feature = "opencl", feature = "cuda-api")), allow(dead_code))]
 pub(crate) fn reduce<T, R: Reducer<T>>(
     backend: Backend,
     site: &'static Site,
