@@ -17,7 +17,7 @@ use crate::source::Source;
 use crate::trace;
 use std::cell::Cell;
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 /// An engine that can run comprehensions and the segmented primitives.
@@ -191,7 +191,9 @@ pub(crate) fn ran_on_host(site: &'static Site, why: impl FnOnce() -> String) {
         None if capable => Some(why()),
         _ => None,
     };
-    trace::ran(site, host_backend(), reason);
+    if trace::wanted() {
+        trace::ran(site, host_backend(), reason);
+    }
 }
 
 fn host_backend() -> Backend {
@@ -278,6 +280,12 @@ impl fmt::Display for ThresholdOrigin {
 
 impl Threshold {
     /// Why no work goes to the device, when its calibration found it slower than rayon.
+    /// Whether no work goes to the device ([`Threshold::never`] has a reason), without putting
+    /// the reason into words.
+    fn never_runs(&self) -> bool {
+        matches!((self.elements, &self.origin), (u64::MAX, ThresholdOrigin::Calibrated(_)))
+    }
+
     fn never(&self) -> Option<String> {
         match (self.elements, &self.origin) {
             (u64::MAX, ThresholdOrigin::Calibrated(c)) => {
@@ -327,12 +335,30 @@ enum Placement {
     Device(Backend),
 }
 
+/// Set once a build without a device backend has said, in full, that there is no device.
+static NO_DEVICE_SAID: AtomicBool = AtomicBool::new(false);
+
+/// Whether the answer is the host and nothing needs its reason: in a build without a device
+/// backend, once that has been said (the first time, in full, by [`choose`]), when no device is
+/// forced or required (those must fail loudly) and nothing reads the trace. A tiny
+/// comprehension then pays a few loads for its placement, not the sentences of its reason.
+fn host_without_words(forced: Option<Backend>, required: bool) -> bool {
+    Backend::DEVICES.is_empty()
+        && !forced.is_some_and(Backend::is_device)
+        && !required
+        && NO_DEVICE_SAID.load(Ordering::Relaxed)
+        && !trace::wanted()
+}
+
 /// Decides where a comprehension runs. `work` estimates its size given the threshold (it need
 /// not count beyond it), and is only asked when the decision depends on it.
 fn place<T>(offload: &Offload<'_, T>, work: &mut dyn FnMut(u64) -> u64) -> Placement {
     let forced = selection();
     if let Some(Backend::Sequential | Backend::Rayon) = forced {
         // An explicit choice of a CPU backend holds for every comprehension, `@gpu` ones too.
+        return Placement::Host(None);
+    }
+    if host_without_words(forced, offload.required()) {
         return Placement::Host(None);
     }
     if let Err(why) = offload.capable() {
@@ -346,6 +372,9 @@ fn place<T>(offload: &Offload<'_, T>, work: &mut dyn FnMut(u64) -> u64) -> Place
 /// that it is compiled once and not again for every comprehension.
 fn choose(forced: Option<Backend>, required: bool, work: &mut dyn FnMut(u64) -> u64) -> Placement {
     let forced_device = forced.filter(|b| b.is_device());
+    if host_without_words(forced, required) {
+        return Placement::Host(None);
+    }
     let found = match forced_device {
         Some(backend) => gpu::device_for(backend).map(|_| backend),
         None => gpu::automatic_device(),
@@ -367,20 +396,26 @@ fn choose(forced: Option<Backend>, required: bool, work: &mut dyn FnMut(u64) -> 
                 panic!("parcomp: {who}, but there is no {which} device: {e}");
             }
             gpu::say_once_why_not(&e);
+            NO_DEVICE_SAID.store(true, Ordering::Relaxed);
             return Placement::Host(Some(format!("no {which} device: {e}")));
         }
     };
     if forced != Some(backend) && !required {
         let threshold = threshold_for(backend);
-        if let Some(why) = threshold.never() {
-            return Placement::Host(Some(why));
+        if threshold.never_runs() {
+            return Placement::Host(if trace::wanted() { threshold.never() } else { None });
         }
         let work = work(threshold.elements);
         if work < threshold.elements {
-            return Placement::Host(Some(format!(
-                "too little work for the device ({work} elements < {}, {})",
-                threshold.elements, threshold.origin
-            )));
+            // Put into words only when something reads it: a tiny comprehension would spend
+            // more on the sentence than on its elements.
+            let why = trace::wanted().then(|| {
+                format!(
+                    "too little work for the device ({work} elements < {}, {})",
+                    threshold.elements, threshold.origin
+                )
+            });
+            return Placement::Host(why);
         }
     }
     Placement::Device(backend)
@@ -420,7 +455,9 @@ pub(crate) fn primitive<R>(
         },
     };
     let out = host();
-    trace::ran(site, host_backend(), reason);
+    if trace::wanted() {
+        trace::ran(site, host_backend(), reason);
+    }
     out
 }
 
@@ -503,7 +540,9 @@ where
         }
     };
     let out = exec.collect(site, source, body);
-    trace::ran(site, host_backend(), reason);
+    if trace::wanted() {
+        trace::ran(site, host_backend(), reason);
+    }
     from_host(out)
 }
 
@@ -565,7 +604,9 @@ where
         }
     };
     let acc = exec.reduce(site, source, body, reducer);
-    trace::ran(site, host_backend(), reason);
+    if trace::wanted() {
+        trace::ran(site, host_backend(), reason);
+    }
     acc
 }
 

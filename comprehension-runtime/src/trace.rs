@@ -69,6 +69,12 @@ fn tracing() -> bool {
     })
 }
 
+/// Whether anything reads the record of runs (the trace is on, or this thread records): when
+/// not, the reasons need not be put into words.
+pub(crate) fn wanted() -> bool {
+    tracing() || RECORDING.with(|r| r.borrow().is_some())
+}
+
 /// Notes that the comprehension at `site` ran on `backend` (`reason`: why not on a device).
 pub(crate) fn ran(site: &'static Site, backend: Backend, reason: Option<String>) {
     let trace = tracing();

@@ -36,6 +36,7 @@ pub(super) enum Offsets {
 
 impl std::ops::Deref for Offsets {
     type Target = [usize];
+    #[inline]
     fn deref(&self) -> &[usize] {
         match self {
             Offsets::Inline { offsets, len } => &offsets[..*len],
@@ -45,6 +46,7 @@ impl std::ops::Deref for Offsets {
 }
 
 impl std::ops::DerefMut for Offsets {
+    #[inline]
     fn deref_mut(&mut self) -> &mut [usize] {
         match self {
             Offsets::Inline { offsets, len } => &mut offsets[..*len],
@@ -96,6 +98,7 @@ impl Layout {
     }
 
     /// Number of children of all parents.
+    #[inline]
     pub(super) fn total(&self) -> usize {
         match self {
             Layout::Regular { total, .. } => *total,
@@ -104,6 +107,7 @@ impl Layout {
     }
 
     /// The parent whose children contain flattened index `pos` (`pos < total`).
+    #[inline]
     fn parent_of(&self, pos: usize) -> usize {
         match self {
             Layout::Regular { fanout, .. } => pos / fanout,
@@ -114,6 +118,7 @@ impl Layout {
     }
 
     /// The flattened range of parent `i`'s children.
+    #[inline]
     fn children_of(&self, i: usize) -> Range<usize> {
         match self {
             Layout::Regular { fanout, .. } => i * fanout..(i + 1) * fanout,
