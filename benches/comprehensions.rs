@@ -129,6 +129,16 @@ fn workloads(c: &mut Criterion) {
     );
     group(
         c,
+        "9 many tiny comprehensions",
+        tiny_calls(size),
+        [
+            ("par!", |c| tiny_calls_par(*c)),
+            ("sequential", |c| tiny_calls_seq(*c)),
+            ("rayon", |c| tiny_calls_rayon(*c)),
+        ],
+    );
+    group(
+        c,
         "tiny black-scholes (10 options)",
         options_input(Size::Tiny),
         [

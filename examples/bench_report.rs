@@ -337,6 +337,17 @@ fn report() {
             same
         );
     }
+    // One row only: its point is the cost of a call, which the size does not change.
+    let calls = tiny_calls(size);
+    workload!(
+        "9 many tiny comprehensions",
+        format!("{calls} calls of 4-12 elements"),
+        || calls,
+        |c: &i64| tiny_calls_par(*c),
+        |c: &i64| tiny_calls_seq(*c),
+        |c: &i64| tiny_calls_rayon(*c),
+        same
+    );
 
     let threads = rayon::current_num_threads();
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());

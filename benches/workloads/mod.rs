@@ -513,3 +513,51 @@ pub fn euclid_rayon(m_max: u64) -> u64 {
         })
         .sum()
 }
+
+// 9. Many tiny comprehensions: what one call costs when it has almost nothing to do, as in a
+// comprehension inside a loop. Each call has 4 to 12 elements.
+
+/// The number of calls.
+pub fn tiny_calls(size: Size) -> i64 {
+    match size {
+        Size::Full => 20_000,
+        Size::Reduced => 5_000,
+        Size::Tiny => 10,
+    }
+}
+
+/// The sum of each call's elements.
+pub fn tiny_calls_par(calls: i64) -> Vec<i64> {
+    (0..calls)
+        .map(|k| {
+            let v: Vec<i64> = par![x * y | x <- 0..4i64, y <- 0..(x + k % 3)];
+            v.iter().sum()
+        })
+        .collect()
+}
+
+pub fn tiny_calls_seq(calls: i64) -> Vec<i64> {
+    (0..calls)
+        .map(|k| {
+            let mut v = Vec::new();
+            for x in 0..4i64 {
+                for y in 0..(x + k % 3) {
+                    v.push(x * y);
+                }
+            }
+            v.iter().sum()
+        })
+        .collect()
+}
+
+pub fn tiny_calls_rayon(calls: i64) -> Vec<i64> {
+    (0..calls)
+        .map(|k| {
+            let v: Vec<i64> = (0..4i64)
+                .into_par_iter()
+                .flat_map_iter(|x| (0..(x + k % 3)).map(move |y| x * y))
+                .collect();
+            v.iter().sum()
+        })
+        .collect()
+}
