@@ -1,8 +1,9 @@
 //! [`DeviceVec`]: values that stay in a device's memory across comprehensions.
 
 use crate::backend::{self, Backend};
+use crate::gpu::offload::{DynJagged, DynSlice};
 use crate::gpu::resident::Resident;
-use crate::gpu::types::{from_columns, ColumnLayout, DeviceType};
+use crate::gpu::types::{from_columns, ColumnLayout, ColumnWriter, DeviceType, TypeDesc};
 use crate::source::Source;
 use std::fmt;
 use std::sync::OnceLock;
@@ -39,7 +40,7 @@ fn device_in_effect(len: usize) -> Option<Backend> {
     match backend::selection() {
         Some(b) if b.is_device() => Some(b),
         Some(_) => None,
-        None if (len as u64) < backend::device_threshold() => None,
+        None if (len as u64) < crate::gpu::threshold::device_threshold() => None,
         None => crate::gpu::automatic_device().ok(),
     }
 }
@@ -176,8 +177,8 @@ impl<T: DeviceType> Source for DeviceVec<T> {
     fn as_slice(&self) -> Option<&[T]> {
         Some(DeviceVec::as_slice(self))
     }
-    fn resident(&self, backend: Backend) -> Option<&Resident> {
-        DeviceVec::resident(self, backend)
+    fn resident(&self, backend: Backend) -> Option<&dyn std::any::Any> {
+        DeviceVec::resident(self, backend).map(|r| r as &dyn std::any::Any)
     }
 }
 
@@ -313,5 +314,57 @@ impl<'a, T: DeviceType> Source for &'a DeviceJagged<T> {
     fn fetch(&self, index: usize) -> &'a [T] {
         let m: &'a DeviceJagged<T> = self;
         m.row(index)
+    }
+}
+
+// How the device reads a `DeviceVec` or a `DeviceJagged` that a comprehension captures or
+// iterates: their elements are already its columns.
+
+impl<T: DeviceType> DynSlice for crate::DeviceVec<T> {
+    fn desc(&self) -> TypeDesc {
+        T::desc()
+    }
+    fn len(&self) -> usize {
+        DeviceVec::len(self)
+    }
+    fn value(&self, index: usize, out: &mut ColumnWriter<'_>) {
+        DeviceType::write(&self[index], out)
+    }
+    fn column_bytes(&self) -> Option<&[u8]> {
+        T::as_column(self.as_slice())
+    }
+    fn resident(&self, backend: Backend) -> Option<&Resident> {
+        DeviceVec::resident(self, backend)
+    }
+}
+
+impl<T: DeviceType> DynJagged for crate::DeviceJagged<T> {
+    fn desc(&self) -> TypeDesc {
+        T::desc()
+    }
+    fn rows(&self) -> usize {
+        self.len()
+    }
+    fn values(&self) -> usize {
+        DeviceJagged::values(self).len()
+    }
+    fn offsets(&self, out: &mut Vec<u64>) {
+        out.extend_from_slice(self.offsets_host());
+    }
+    fn write_row(&self, row: usize, at: usize, out: &mut ColumnWriter<'_>) -> usize {
+        let values = self.row(row);
+        for (k, v) in values.iter().enumerate() {
+            DeviceType::write(v, out.at(at + k));
+        }
+        values.len()
+    }
+    fn column_bytes(&self) -> Option<&[u8]> {
+        T::as_column(DeviceJagged::values(self).as_slice())
+    }
+    fn offset_bytes(&self) -> Option<&[u8]> {
+        u64::as_column(self.offsets_host())
+    }
+    fn resident(&self, backend: Backend) -> Option<(&Resident, &Resident)> {
+        DeviceJagged::resident(self, backend)
     }
 }

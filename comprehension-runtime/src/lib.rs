@@ -17,6 +17,7 @@
 mod backend;
 mod cpu;
 mod device_vec;
+mod dispatch;
 #[doc(hidden)]
 pub mod gpu;
 mod jagged;
@@ -28,10 +29,10 @@ pub mod trace;
 pub mod transform;
 
 pub use backend::{
-    backend, device_threshold, set_device_threshold, with_backend, with_eager_splitting, Backend,
-    BackendReport, DEFAULT_DEVICE_THRESHOLD,
+    set_device_threshold, with_backend, with_eager_splitting, Backend, DEFAULT_DEVICE_THRESHOLD,
 };
 pub use device_vec::{DeviceJagged, DeviceVec};
+pub use dispatch::{backend, device_threshold, BackendReport};
 pub use jagged::{Jagged, JaggedError, Rows};
 pub use site::Site;
 

@@ -20,6 +20,7 @@ mod program;
 pub mod resident;
 pub(crate) mod segmented;
 pub(crate) mod sort;
+pub(crate) mod threshold;
 pub mod types;
 
 pub use cache::entries as cache_entries;
@@ -432,12 +433,13 @@ impl executor::TopSink for ResidentSink {
     }
 }
 
-/// Runs a comprehension's device half on `backend`'s device, leaving its values there.
+/// Runs a comprehension's device half on `backend`'s device, leaving its values there (the
+/// caller makes them a `DeviceVec`).
 pub(crate) fn collect_resident<T: types::DeviceType>(
     backend: Backend,
     site: &'static Site,
     offload: &Offload<'_, T>,
-) -> Result<crate::DeviceVec<T>, DeviceFailure> {
+) -> Result<resident::Resident, DeviceFailure> {
     if matches!(offload.parts().map(|p| p.plan.comp.terminal), Some(plan::Terminal::Rows)) {
         return Err(DeviceFailure { message: "its elements are rows".into(), fatal: false });
     }
@@ -483,11 +485,12 @@ pub(crate) fn collect_resident<T: types::DeviceType>(
             resident::Resident::new(backend, buffer, layout, len)
         }
     };
-    Ok(crate::DeviceVec::on_device(resident))
+    Ok(resident)
 }
 
 /// A reduction's partial results, combined in order.
-// Only a build with a device backend runs a reduction's device half (see `backend::reduce`).
+// Only a build with a device backend runs a reduction's device half (see
+// `dispatch::place::reduce`).
 #[cfg_attr(not(any(feature = "opencl", feature = "cuda-api")), allow(dead_code))]
 struct ReduceSink<'r, T, R: Reducer<T>> {
     reducer: &'r R,

@@ -99,24 +99,6 @@ pub trait DynSlice: Sync {
     }
 }
 
-impl<T: DeviceType> DynSlice for crate::DeviceVec<T> {
-    fn desc(&self) -> TypeDesc {
-        T::desc()
-    }
-    fn len(&self) -> usize {
-        crate::DeviceVec::len(self)
-    }
-    fn value(&self, index: usize, out: &mut ColumnWriter<'_>) {
-        DeviceType::write(&self[index], out)
-    }
-    fn column_bytes(&self) -> Option<&[u8]> {
-        T::as_column(self.as_slice())
-    }
-    fn resident(&self, backend: Backend) -> Option<&Resident> {
-        crate::DeviceVec::resident(self, backend)
-    }
-}
-
 impl<T: DeviceType> DynSlice for [T] {
     fn desc(&self) -> TypeDesc {
         T::desc()
@@ -262,37 +244,6 @@ pub trait DynJagged: Sync {
     fn resident(&self, backend: Backend) -> Option<(&Resident, &Resident)> {
         let _ = backend;
         None
-    }
-}
-
-impl<T: DeviceType> DynJagged for crate::DeviceJagged<T> {
-    fn desc(&self) -> TypeDesc {
-        T::desc()
-    }
-    fn rows(&self) -> usize {
-        self.len()
-    }
-    fn values(&self) -> usize {
-        crate::DeviceJagged::values(self).len()
-    }
-    fn offsets(&self, out: &mut Vec<u64>) {
-        out.extend_from_slice(self.offsets_host());
-    }
-    fn write_row(&self, row: usize, at: usize, out: &mut ColumnWriter<'_>) -> usize {
-        let values = self.row(row);
-        for (k, v) in values.iter().enumerate() {
-            DeviceType::write(v, out.at(at + k));
-        }
-        values.len()
-    }
-    fn column_bytes(&self) -> Option<&[u8]> {
-        T::as_column(crate::DeviceJagged::values(self).as_slice())
-    }
-    fn offset_bytes(&self) -> Option<&[u8]> {
-        u64::as_column(self.offsets_host())
-    }
-    fn resident(&self, backend: Backend) -> Option<(&Resident, &Resident)> {
-        crate::DeviceJagged::resident(self, backend)
     }
 }
 
@@ -520,7 +471,7 @@ where
         self.as_slice().and_then(<S::Item as DeviceType>::as_column)
     }
     fn resident(&self, backend: Backend) -> Option<&Resident> {
-        Source::resident(self, backend)
+        Source::resident(self, backend).and_then(|r| r.downcast_ref::<Resident>())
     }
 }
 

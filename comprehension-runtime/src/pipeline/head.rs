@@ -1,78 +1,22 @@
-//! The head of a comprehension (`map`) and the terminals that run it (`collect`, `reduce`).
-//!
-//! A terminal hands the driven pipeline to `crate::backend`, which runs it on the host
-//! executor in effect, or runs the comprehension's device half ([`Offload`]) on a device.
+//! The head of a comprehension (`map`): the last stage, which makes a [`Comprehension`]. The
+//! terminals that run one (`collect`, `reduce`) are not here but in `crate::dispatch`, above
+//! the engines: the pipeline names neither the CPU's nor the device's.
 
-use super::{Body, Descend, Driver, Folder, Reducer, Rooted, Stage};
-use crate::backend::HostExecutor;
-use crate::gpu::{Offload, OutputProbe};
+use super::{Body, Descend, Folder};
 use crate::site::Site;
-use crate::source::Source;
-use std::marker::PhantomData;
 use std::ops::{ControlFlow, Range};
 
 /// A comprehension with its head: ready to run.
 #[must_use = "a comprehension does nothing until it is collected"]
 pub struct Comprehension<P, H> {
-    pub(super) site: &'static Site,
-    pub(super) stage: P,
-    pub(super) head: H,
+    pub(crate) site: &'static Site,
+    pub(crate) stage: P,
+    pub(crate) head: H,
 }
 
 impl<P, H> Comprehension<P, H> {
     pub(super) fn new(site: &'static Site, stage: P, head: H) -> Self {
         Comprehension { site, stage, head }
-    }
-}
-
-impl<P, H, T> Comprehension<P, H>
-where
-    P: Stage<Root = Rooted>,
-    H: Fn(P::Item) -> T + Sync,
-    T: Send,
-{
-    /// Runs the comprehension on the host backend in effect and returns its elements in
-    /// nested-loop order.
-    pub fn collect(self) -> Vec<T> {
-        self.collect_on(Offload::host_only("no device half was given"))
-    }
-
-    /// Runs the comprehension on the backend in effect — its device half `offload` on a device
-    /// when the backend places it there — and returns its elements in nested-loop order.
-    pub fn collect_on(self, offload: Offload<'_, T>) -> Vec<T> {
-        let exec = crate::backend::host_executor();
-        self.stage.drive(self.site, MapBody { head: self.head }, Collect { offload, exec })
-    }
-
-    /// Runs the comprehension on the backend in effect, leaving its elements on the device
-    /// when it runs there (`par_device!`).
-    pub fn collect_device_on(self, offload: Offload<'_, T>) -> crate::DeviceVec<T>
-    where
-        T: crate::gpu::types::DeviceType,
-    {
-        let exec = crate::backend::host_executor();
-        self.stage.drive(self.site, MapBody { head: self.head }, CollectDevice { offload, exec })
-    }
-
-    /// Runs the comprehension on the host backend in effect, combining its elements with
-    /// `reducer`.
-    pub fn reduce_with<R: Reducer<T>>(self, reducer: R) -> R::Result {
-        self.reduce_on(reducer, Offload::host_only("no device half was given"))
-    }
-
-    /// Runs the comprehension on the backend in effect (see [`collect_on`](Self::collect_on)),
-    /// combining its elements with `reducer`.
-    pub fn reduce_on<R: Reducer<T>>(self, reducer: R, offload: Offload<'_, T>) -> R::Result {
-        let exec = crate::backend::host_executor();
-        let driver = Reduce { reducer: &reducer, offload, exec };
-        let acc = self.stage.drive(self.site, MapBody { head: self.head }, driver);
-        reducer.finish(acc)
-    }
-
-    /// The type of the elements, for the emitted code to ask (by autoref dispatch) whether
-    /// the device can represent them.
-    pub fn output_probe(&self) -> OutputProbe<T> {
-        OutputProbe(PhantomData)
     }
 }
 
@@ -82,7 +26,7 @@ pub struct MapBody<H> {
 }
 
 impl<H> MapBody<H> {
-    pub(super) fn new(head: H) -> Self {
+    pub(crate) fn new(head: H) -> Self {
         MapBody { head }
     }
 }
@@ -144,90 +88,5 @@ where
 
     fn descend<I: Iterator<Item = C>, V: Descend<T>>(&self, _: I, _: V) -> V::Output {
         unreachable!("parcomp: the head has no generator below it")
-    }
-}
-
-/// The terminal that gathers the outputs into a `Vec`, in nested-loop order.
-pub struct Collect<'a, T> {
-    offload: Offload<'a, T>,
-    exec: HostExecutor,
-}
-
-impl<T: Send> Driver<T, Rooted> for Collect<'_, T> {
-    type Output = Vec<T>;
-    type Exec = HostExecutor;
-
-    fn executor(&self) -> HostExecutor {
-        self.exec
-    }
-
-    fn run<S, B>(self, site: &'static Site, source: S, body: B) -> Vec<T>
-    where
-        S: Source + Sync,
-        S::Item: Clone + Send + Sync,
-        B: Body<S::Item, Out = T>,
-    {
-        crate::backend::collect(site, self.exec, self.offload, &source, &body)
-    }
-
-    fn run_nested<B: Body<Rooted, Out = T>>(self, _: &'static Site, _: B) -> Vec<T> {
-        unreachable!("parcomp: a comprehension rooted at a source has no enclosing context")
-    }
-}
-
-/// The terminal that leaves the outputs on the device (`par_device!`).
-pub struct CollectDevice<'a, T> {
-    offload: Offload<'a, T>,
-    exec: HostExecutor,
-}
-
-impl<T: crate::gpu::types::DeviceType> Driver<T, Rooted> for CollectDevice<'_, T> {
-    type Output = crate::DeviceVec<T>;
-    type Exec = HostExecutor;
-
-    fn executor(&self) -> HostExecutor {
-        self.exec
-    }
-
-    fn run<S, B>(self, site: &'static Site, source: S, body: B) -> crate::DeviceVec<T>
-    where
-        S: Source + Sync,
-        S::Item: Clone + Send + Sync,
-        B: Body<S::Item, Out = T>,
-    {
-        crate::backend::collect_device(site, self.exec, self.offload, &source, &body)
-    }
-
-    fn run_nested<B: Body<Rooted, Out = T>>(self, _: &'static Site, _: B) -> crate::DeviceVec<T> {
-        unreachable!("parcomp: a comprehension rooted at a source has no enclosing context")
-    }
-}
-
-/// The terminal that reduces the outputs (returns the accumulator; the caller finishes it).
-pub struct Reduce<'a, 'r, T, R> {
-    reducer: &'r R,
-    offload: Offload<'a, T>,
-    exec: HostExecutor,
-}
-
-impl<T: Send, R: Reducer<T>> Driver<T, Rooted> for Reduce<'_, '_, T, R> {
-    type Output = R::Acc;
-    type Exec = HostExecutor;
-
-    fn executor(&self) -> HostExecutor {
-        self.exec
-    }
-
-    fn run<S, B>(self, site: &'static Site, source: S, body: B) -> R::Acc
-    where
-        S: Source + Sync,
-        S::Item: Clone + Send + Sync,
-        B: Body<S::Item, Out = T>,
-    {
-        crate::backend::reduce(site, self.exec, self.offload, &source, &body, self.reducer)
-    }
-
-    fn run_nested<B: Body<Rooted, Out = T>>(self, _: &'static Site, _: B) -> R::Acc {
-        unreachable!("parcomp: a comprehension rooted at a source has no enclosing context")
     }
 }

@@ -19,7 +19,7 @@ mod root;
 pub use bind::{Bind, BindBody};
 pub use expand::{ElementMap, Expand, ExpandBody, Generator, Identity, Invariant};
 pub use filter::{Filter, FilterBody};
-pub use head::{Collect, Comprehension, MapBody, Reduce};
+pub use head::{Comprehension, MapBody};
 pub use nested::{ContextRoot, Enclosing, NestBody, Nested};
 pub(crate) use reduce::ReduceFolder;
 pub use reduce::{
@@ -166,7 +166,7 @@ pub trait Descend<Out> {
 }
 
 /// The executor boundary: what runs a driven comprehension on the host. The CPU backends
-/// implement it (the sequential reference and rayon); `crate::backend` picks one for each run.
+/// implement it (the sequential reference and rayon); `crate::dispatch` picks one for each run.
 pub trait Executor: Copy + Send + Sync {
     /// Runs `body` for every element of `source`, gathering the outputs in nested-loop order.
     fn collect<S, B>(self, site: &'static Site, source: &S, body: &B) -> Vec<B::Out>

@@ -11,7 +11,6 @@
 //! position less its segment's first.
 
 use super::{alloc, block_len, blocks, build_in_parts, go_parallel};
-use crate::backend;
 use crate::gpu::segmented as device;
 use crate::pipeline::source;
 use crate::site::Site;
@@ -32,7 +31,7 @@ pub fn replicated_iota(reps: &[usize]) -> Vec<usize> {
     static SITE: Site = Site::api("parcomp::segmented::replicated_iota");
     // Summed only when the choice depends on it (a device is present, not forced).
     let work = || reps.iter().fold(reps.len() as u64, |sum, &r| sum.saturating_add(r as u64));
-    backend::primitive(
+    crate::dispatch::primitive(
         &SITE,
         work,
         |b| device::replicated_iota(b, &SITE, reps),
@@ -52,7 +51,7 @@ pub fn replicated_iota(reps: &[usize]) -> Vec<usize> {
 /// ```
 pub fn segmented_iota(flags: &[bool]) -> Vec<usize> {
     static SITE: Site = Site::api("parcomp::segmented::segmented_iota");
-    backend::primitive(
+    crate::dispatch::primitive(
         &SITE,
         || flags.len() as u64,
         |b| device::segmented_iota(b, &SITE, flags),

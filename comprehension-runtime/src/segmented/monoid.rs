@@ -132,7 +132,7 @@ fn run<T: DeviceType, M: Monoid<T>>(
 ) -> Vec<T> {
     let op = monoid.kernel_op();
     let on_device = |b| device::monoid(b, site, op, monoid.identity(), values, segments, output);
-    backend::primitive(site, || work, on_device, host)
+    crate::dispatch::primitive(site, || work, on_device, host)
 }
 
 /// Addition: integers wrap (as a release build's `+`); the float identity is `-0.0`, so that

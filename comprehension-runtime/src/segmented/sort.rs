@@ -7,7 +7,6 @@
 //! key, each a per-tile histogram, its exclusive scan and a stable scatter.
 
 use super::{alloc, go_parallel};
-use crate::backend;
 use crate::gpu::sort as device;
 use crate::site::Site;
 use rayon::prelude::*;
@@ -38,7 +37,7 @@ pub fn sort_permutation(keys: &[u64]) -> Vec<usize> {
 /// [`sort_permutation`] for a step of a comprehension written at `site` (`order by`, `group
 /// by`), which the trace names.
 pub(crate) fn sort_permutation_at(site: &'static Site, keys: &[u64]) -> Vec<usize> {
-    backend::primitive(
+    crate::dispatch::primitive(
         site,
         || keys.len() as u64,
         |b| device::sort_permutation(b, site, keys),

@@ -43,9 +43,10 @@ pub trait Source {
     }
 
     /// The elements already in `backend`'s device memory (a [`DeviceVec`](crate::DeviceVec)):
-    /// a device run reads them there, copying nothing.
+    /// a device run reads them there, copying nothing. Opaque here (the device's own type, which
+    /// the device downcasts), so that this layer names none above it.
     #[doc(hidden)]
-    fn resident(&self, backend: crate::Backend) -> Option<&crate::gpu::resident::Resident> {
+    fn resident(&self, backend: crate::Backend) -> Option<&dyn std::any::Any> {
         let _ = backend;
         None
     }
@@ -64,7 +65,7 @@ impl<S: Source + ?Sized> Source for &S {
     fn as_slice(&self) -> Option<&[S::Item]> {
         (**self).as_slice()
     }
-    fn resident(&self, backend: crate::Backend) -> Option<&crate::gpu::resident::Resident> {
+    fn resident(&self, backend: crate::Backend) -> Option<&dyn std::any::Any> {
         (**self).resident(backend)
     }
 }

@@ -1,6 +1,5 @@
 //! `order by KEY [desc]`: the order of keys ([`OrderKey`]) and the stable sort.
 
-use crate::backend;
 use crate::segmented::go_parallel;
 use crate::site::Site;
 use rayon::prelude::*;
@@ -261,7 +260,7 @@ pub(crate) fn permutation<K: OrderKey + Sync>(
     } else {
         perm.sort_by(order);
     }
-    backend::ran_on_host(site, || {
+    crate::dispatch::ran_on_host(site, || {
         format!(
             "the key `{}` is not one integer or float: sorted on the host",
             std::any::type_name::<K>()
