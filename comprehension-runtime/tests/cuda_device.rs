@@ -5,7 +5,7 @@
 #![cfg(feature = "cuda-api")]
 
 use comprehension_runtime::gpu::device::{Arg, DeviceErrorKind};
-use comprehension_runtime::gpu::{cuda_device, PRELUDE};
+use comprehension_runtime::gpu::{cuda_device, prelude};
 use comprehension_runtime::{with_backend, Backend};
 
 #[test]
@@ -44,7 +44,8 @@ fn forcing_cuda_without_a_device_panics_saying_so() {
 fn a_kernel_runs_and_reads_back_on_a_gpu() {
     let device = cuda_device().unwrap_or_else(|e| panic!("no CUDA device: {e}"));
     let source = format!(
-        "{PRELUDE}\nPC_KERNEL void twice(PC_GLOBAL pc_u64* out, pc_u64 n, pc_u32 k) {{\n  pc_u64 i = PC_GLOBAL_ID();\n  if (i < n) out[i] = k * i + 1;\n}}\n"
+        "{}\nPC_KERNEL void twice(PC_GLOBAL pc_u64* out, pc_u64 n, pc_u32 k) {{\n  pc_u64 i = PC_GLOBAL_ID();\n  if (i < n) out[i] = k * i + 1;\n}}\n",
+        prelude()
     );
     let program = device.build(&source, "").unwrap_or_else(|e| panic!("{e}"));
     let n = 1000u64;

@@ -4,7 +4,7 @@
 mod support;
 
 use comprehension_runtime::gpu::device::Arg;
-use comprehension_runtime::gpu::PRELUDE;
+use comprehension_runtime::gpu::prelude;
 
 #[test]
 fn a_kernel_runs_and_its_output_reads_back() {
@@ -12,7 +12,8 @@ fn a_kernel_runs_and_its_output_reads_back() {
         return;
     };
     let source = format!(
-        "{PRELUDE}\nPC_KERNEL void twice(PC_GLOBAL pc_u64* out, pc_u64 n) {{\n  pc_u64 i = PC_GLOBAL_ID();\n  if (i < n) out[i] = 2 * i + 1;\n}}\n"
+        "{}\nPC_KERNEL void twice(PC_GLOBAL pc_u64* out, pc_u64 n) {{\n  pc_u64 i = PC_GLOBAL_ID();\n  if (i < n) out[i] = 2 * i + 1;\n}}\n",
+        prelude()
     );
     let program = device.build(&source, "").unwrap_or_else(|e| panic!("{e}"));
     let n = 1000u64;
@@ -32,7 +33,8 @@ fn a_rejected_program_carries_the_compiler_log() {
         return;
     };
     let source = format!(
-        "{PRELUDE}\nPC_KERNEL void broken(PC_GLOBAL pc_u64* out) {{ out[0] = undefined_name; }}\n"
+        "{}\nPC_KERNEL void broken(PC_GLOBAL pc_u64* out) {{ out[0] = undefined_name; }}\n",
+        prelude()
     );
     let error = match device.build(&source, "") {
         Ok(_) => panic!("built"),
@@ -46,7 +48,7 @@ fn arguments_that_do_not_match_the_kernel_are_an_error_not_a_crash() {
     let Some(device) = support::opencl() else {
         return;
     };
-    let source = format!("{PRELUDE}\nPC_KERNEL void set(PC_GLOBAL pc_u64* out, pc_u64 n) {{ if (PC_GLOBAL_ID() < n) out[0] = n; }}\n");
+    let source = format!("{}\nPC_KERNEL void set(PC_GLOBAL pc_u64* out, pc_u64 n) {{ if (PC_GLOBAL_ID() < n) out[0] = n; }}\n", prelude());
     let program = device.build(&source, "").unwrap_or_else(|e| panic!("{e}"));
     let buffer = device.alloc(8).unwrap();
     // A number where the kernel takes a buffer.

@@ -21,7 +21,7 @@
 mod support;
 
 use comprehension_runtime::gpu::device::{Arg, Buffer, Device};
-use comprehension_runtime::gpu::{PRELUDE, SCALAR};
+use comprehension_runtime::gpu::{prelude, SCALAR};
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::panic::{self, UnwindSafe};
@@ -1152,7 +1152,7 @@ fn run_suite(
 
 /// `#define PC_HAVE_F64`, the prelude, scalar.h, then `kernels`.
 fn program_source(kernels: &str) -> String {
-    format!("#define PC_HAVE_F64 1\n{PRELUDE}\n{SCALAR}\n{kernels}")
+    format!("#define PC_HAVE_F64 1\n{}\n{SCALAR}\n{kernels}", prelude())
 }
 
 #[test]
@@ -1254,8 +1254,9 @@ fn scalar_h_builds_without_f64() {
         return;
     };
     let source = format!(
-        "{PRELUDE}\n{SCALAR}\nPC_KERNEL void f(PC_GLOBAL pc_f32* out) {{\n\
-         \x20 out[0] = pc_cast_i64_f32(pc_pow_i64(3, 5u)) + pc_sqrt_f32(out[0]);\n}}\n"
+        "{}\n{SCALAR}\nPC_KERNEL void f(PC_GLOBAL pc_f32* out) {{\n\
+         \x20 out[0] = pc_cast_i64_f32(pc_pow_i64(3, 5u)) + pc_sqrt_f32(out[0]);\n}}\n",
+        prelude()
     );
     device.build(&source, "").unwrap_or_else(|e| panic!("{e}"));
 }

@@ -8,6 +8,7 @@
 //! from the same comprehension.
 
 use crate::site::Site;
+use parcomp_contract::FaultCode;
 
 /// The fault word: code, check, two 64-bit arguments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,28 +35,36 @@ impl Fault {
 
     /// Rust's message for the fault.
     pub(crate) fn message(&self, site: &Site) -> String {
-        match self.code {
-            1 => "attempt to divide by zero".into(),
-            2 => "attempt to calculate the remainder with a divisor of zero".into(),
-            3 => "attempt to divide with overflow".into(),
-            4 => "attempt to calculate the remainder with overflow".into(),
-            5 => {
+        let Some(code) = FaultCode::from_code(self.code) else {
+            return format!("parcomp internal error: unknown device fault {}", self.code);
+        };
+        match code {
+            FaultCode::DivZero => "attempt to divide by zero".into(),
+            FaultCode::RemZero => {
+                "attempt to calculate the remainder with a divisor of zero".into()
+            }
+            FaultCode::DivOverflow => "attempt to divide with overflow".into(),
+            FaultCode::RemOverflow => "attempt to calculate the remainder with overflow".into(),
+            FaultCode::Index => {
                 format!("index out of bounds: the len is {} but the index is {}", self.a1, self.a0)
             }
-            6 => format!(
+            FaultCode::SizeOverflow => format!(
                 "parcomp: the iteration space of {site} has more elements than usize can count \
                  (a size sum overflowed); no result can be produced"
             ),
-            7 => "parcomp: a range in a generator has more elements than usize can count".into(),
-            8 => "parcomp: step_by(0) in a generator: the step must be positive".into(),
-            9 => "called `Option::unwrap()` on a `None` value".into(),
-            10 => "min > max (or either is NaN) in a call of `clamp`".into(),
-            11 => format!(
+            FaultCode::RangeTooLong => {
+                "parcomp: a range in a generator has more elements than usize can count".into()
+            }
+            FaultCode::StepZero => {
+                "parcomp: step_by(0) in a generator: the step must be positive".into()
+            }
+            FaultCode::UnwrapNone => "called `Option::unwrap()` on a `None` value".into(),
+            FaultCode::Clamp => "min > max (or either is NaN) in a call of `clamp`".into(),
+            FaultCode::SizeChanged => format!(
                 "parcomp internal error: a kernel produced other sizes than it counted (an \
                  element at {} of {})",
                 self.a0, self.a1
             ),
-            other => format!("parcomp internal error: unknown device fault {other}"),
         }
     }
 }
@@ -67,10 +76,10 @@ pub(crate) fn raise(fault: Fault, faults: &[String], site: &'static Site, backen
     let message = fault.message(site);
     let check = faults
         .get(fault.check as usize)
-        .filter(|_| !matches!(fault.code, 6))
+        .filter(|_| fault.code != FaultCode::SizeOverflow.code())
         .map(|text| format!(" (in `{text}`)"))
         .unwrap_or_default();
-    if fault.code == 6 {
+    if fault.code == FaultCode::SizeOverflow.code() {
         panic!("{message} (on {backend})");
     }
     panic!("{message}{check} in {site}, on {backend}")

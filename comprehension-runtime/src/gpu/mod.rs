@@ -35,8 +35,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 #[cfg(any(feature = "opencl", feature = "cuda-api"))]
 use std::sync::OnceLock;
 
-/// The dialect prelude every kernel starts with.
-pub const PRELUDE: &str = include_str!("kernels/prelude.h");
+/// The dialect prelude every kernel starts with, after the fault codes' `#define`s (generated
+/// from the contract's table).
+pub fn prelude() -> String {
+    parcomp_contract::fault_defines() + include_str!("kernels/prelude.h")
+}
 /// Rust's arithmetic, comparisons, casts and numeric methods for every primitive type.
 pub const SCALAR: &str = include_str!("kernels/scalar.h");
 

@@ -45,6 +45,9 @@ pub type ClassId = u32;
 
 /// The primitive types, as the macro names them in constraints.
 pub use super::types::Prim;
+/// How captures and the first generator are read, and what a reduction's partial results are:
+/// the contract's kinds, shared with the macro.
+pub use parcomp_contract::{CaptureKind, ReduceKind, RootKind};
 
 /// How the macro relates the classes (see `flatten_core::plan::device::Constraint`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,17 +82,6 @@ pub enum Constraint {
     Return(ClassId, u32),
 }
 
-/// How the kernels read a captured value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CaptureKind {
-    /// One value.
-    Scalar,
-    /// A collection read by index.
-    Slice,
-    /// An array of rows.
-    Jagged,
-}
-
 /// A value the kernels read from the caller.
 #[derive(Clone, Copy, Debug)]
 pub struct CaptureInfo {
@@ -97,15 +89,6 @@ pub struct CaptureInfo {
     pub text: &'static str,
     /// How the kernels read it.
     pub kind: CaptureKind,
-}
-
-/// Where the first generator's elements come from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RootKind {
-    /// An integer range: the device computes `start + i`.
-    Range,
-    /// Elements read on the host and copied.
-    Elements,
 }
 
 /// What a comprehension produces.
@@ -122,22 +105,6 @@ pub enum Terminal {
         reduction: u32,
         /// What kind, so the host can read its partial results.
         kind: ReduceKind,
-    },
-}
-
-/// The kind of a reduction, for reading its partial results on the host.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReduceKind {
-    /// Sum, product, `par_reduce!`: a value of the elements' type.
-    Value,
-    /// Least or greatest element: an `Option`.
-    Optional,
-    /// A count (`u64`).
-    Count,
-    /// `par_any!` or `par_all!`: a `bool`; `stop` is the value that decides the result.
-    Flag {
-        /// `true` for `par_any!`, `false` for `par_all!`.
-        stop: bool,
     },
 }
 

@@ -53,6 +53,7 @@ fn headers(fp64: bool) -> String {
     }
     // Every launch of the runtime's programs runs work-groups of GROUP work-items.
     let _ = writeln!(out, "#define PC_WG {GROUP}\n#define PC_FIXED_WG 1\n#define PC_ITEMS {ITEMS}");
+    out.push_str(&parcomp_contract::fault_defines());
     for part in [PRELUDE, SCALAR, SOURCES, SEARCH, CAPTURES] {
         out.push_str(part);
         out.push('\n');

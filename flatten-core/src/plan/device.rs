@@ -32,75 +32,8 @@ pub struct CaptureId(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ParFnId(pub u32);
 
-/// The primitive types of the device.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Prim {
-    Bool,
-    I8,
-    I16,
-    I32,
-    I64,
-    U8,
-    U16,
-    U32,
-    U64,
-    F32,
-    F64,
-}
-
-impl Prim {
-    /// The primitive a Rust type name denotes (`usize`/`isize` are 64-bit on the device).
-    pub fn from_rust(name: &str) -> Option<Prim> {
-        Some(match name {
-            "bool" => Prim::Bool,
-            "i8" => Prim::I8,
-            "i16" => Prim::I16,
-            "i32" => Prim::I32,
-            "i64" | "isize" => Prim::I64,
-            "u8" => Prim::U8,
-            "u16" => Prim::U16,
-            "u32" => Prim::U32,
-            "u64" | "usize" => Prim::U64,
-            "f32" => Prim::F32,
-            "f64" => Prim::F64,
-            _ => return None,
-        })
-    }
-
-    /// The variant's name in the runtime's `Prim`.
-    pub fn variant(self) -> &'static str {
-        match self {
-            Prim::Bool => "Bool",
-            Prim::I8 => "I8",
-            Prim::I16 => "I16",
-            Prim::I32 => "I32",
-            Prim::I64 => "I64",
-            Prim::U8 => "U8",
-            Prim::U16 => "U16",
-            Prim::U32 => "U32",
-            Prim::U64 => "U64",
-            Prim::F32 => "F32",
-            Prim::F64 => "F64",
-        }
-    }
-
-    /// The kernel dialect's tag.
-    pub fn tag(self) -> &'static str {
-        match self {
-            Prim::Bool => "bool",
-            Prim::I8 => "i8",
-            Prim::I16 => "i16",
-            Prim::I32 => "i32",
-            Prim::I64 => "i64",
-            Prim::U8 => "u8",
-            Prim::U16 => "u16",
-            Prim::U32 => "u32",
-            Prim::U64 => "u64",
-            Prim::F32 => "f32",
-            Prim::F64 => "f64",
-        }
-    }
-}
+/// The primitive types of the device (the contract's, shared with the runtime).
+pub use parcomp_contract::Prim;
 
 /// What relates the classes; the runtime solves them (see the module documentation).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -148,16 +81,8 @@ pub struct Capture {
     pub kind: CaptureKind,
 }
 
-/// How the kernels read a captured value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CaptureKind {
-    /// One value.
-    Scalar,
-    /// A collection read by index (`xs[i]`, `xs.len()`, `x <- &xs`).
-    Slice,
-    /// An array of rows (`m.row(i)`, `rows[x]` as a generator).
-    Jagged,
-}
+/// How the kernels read a captured value (the contract's, shared with the runtime).
+pub use parcomp_contract::CaptureKind;
 
 /// A literal.
 #[derive(Clone, Debug, PartialEq)]

@@ -186,18 +186,8 @@ typedef pc_u8 pc_bool;
  * Kernels return at once when [0] is set, so a run stops soon after its first fault. */
 typedef PC_GLOBAL pc_u32 *pc_fault_t;
 
-#define PC_FAULT_NONE 0u
-#define PC_FAULT_DIV_ZERO 1u        /* attempt to divide by zero */
-#define PC_FAULT_REM_ZERO 2u        /* attempt to calculate the remainder with a divisor of zero */
-#define PC_FAULT_DIV_OVERFLOW 3u    /* attempt to divide with overflow */
-#define PC_FAULT_REM_OVERFLOW 4u    /* attempt to calculate the remainder with overflow */
-#define PC_FAULT_INDEX 5u           /* index out of bounds: the len is a1 but the index is a0 */
-#define PC_FAULT_SIZE_OVERFLOW 6u   /* the sizes of a level sum to more than usize can count */
-#define PC_FAULT_RANGE_TOO_LONG 7u  /* a range has more elements than usize can count */
-#define PC_FAULT_STEP_ZERO 8u       /* step_by(0) */
-#define PC_FAULT_UNWRAP_NONE 9u     /* called `Option::unwrap()` on a `None` value */
-#define PC_FAULT_CLAMP 10u          /* clamp with min > max (a0, a1: the bounds' bits) */
-#define PC_FAULT_SIZE_CHANGED 11u   /* internal: a level produced other sizes than counted */
+/* The fault codes PC_FAULT_NONE, PC_FAULT_DIV_ZERO, ... are defined before this prelude, from
+ * the table the macro and the runtime share (the parcomp-contract crate's FaultCode). */
 
 PC_FN void pc_record_fault(pc_fault_t fault, pc_u32 code, pc_u32 where, pc_u64 a0, pc_u64 a1) {
   if (PC_ATOMIC_CAS_U32(fault, 0u, code) == 0u) {

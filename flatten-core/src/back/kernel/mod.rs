@@ -115,18 +115,8 @@ pub enum TerminalManifest {
     },
 }
 
-/// How the host reads a reduction's partial results.
-#[derive(Clone, Copy)]
-pub enum ReduceKind {
-    /// A value of the elements' type.
-    Value,
-    /// An `Option`.
-    Optional,
-    /// A `u64` count.
-    Count,
-    /// A `bool`; the value that decides the result.
-    Flag(bool),
-}
+/// The kind of a reduction (the contract's, shared with the runtime).
+pub use parcomp_contract::ReduceKind;
 
 /// Writes the kernels of `compiled` (which the device can run). `root_range`: the first
 /// generator is an integer range.
@@ -884,8 +874,8 @@ fn reduce_kind(terminal: &Terminal) -> ReduceKind {
     match terminal {
         Terminal::Min | Terminal::Max => ReduceKind::Optional,
         Terminal::Count => ReduceKind::Count,
-        Terminal::Any => ReduceKind::Flag(true),
-        Terminal::All => ReduceKind::Flag(false),
+        Terminal::Any => ReduceKind::Flag { stop: true },
+        Terminal::All => ReduceKind::Flag { stop: false },
         _ => ReduceKind::Value,
     }
 }

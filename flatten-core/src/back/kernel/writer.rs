@@ -13,6 +13,7 @@ use crate::plan::device::{
     VarId,
 };
 use crate::plan::{Compiled, Var};
+use parcomp_contract::FaultCode;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
@@ -287,7 +288,8 @@ impl<'c> ExprWriter<'c> {
                         self.declare(body, receiver, &t, &parts[0]);
                         let site = site.expect("unwrap has a fault site");
                         body.line(format!(
-                            "if (!{t}.f0) pc_record_fault(pc_fault, PC_FAULT_UNWRAP_NONE, {}, 0, 0);",
+                            "if (!{t}.f0) pc_record_fault(pc_fault, {}, {}, 0, 0);",
+                            FaultCode::UnwrapNone.c_name(),
                             self.site(site)
                         ));
                         format!("{t}.f1")

@@ -223,7 +223,7 @@ fn comp(m: &CompManifest, gpu: &TokenStream) -> TokenStream {
                 ReduceKind::Value => quote! { #gpu::ReduceKind::Value },
                 ReduceKind::Optional => quote! { #gpu::ReduceKind::Optional },
                 ReduceKind::Count => quote! { #gpu::ReduceKind::Count },
-                ReduceKind::Flag(stop) => quote! { #gpu::ReduceKind::Flag { stop: #stop } },
+                ReduceKind::Flag { stop } => quote! { #gpu::ReduceKind::Flag { stop: #stop } },
             };
             quote! { #gpu::Terminal::Reduce { reduction: #reduction, kind: #kind } }
         }

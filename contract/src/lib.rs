@@ -1,0 +1,283 @@
+//! The contract between parcomp's macro (`flatten-core`) and its runtime
+//! (`comprehension-runtime`): what the emitted code and the generated kernels say to the runtime,
+//! defined once so that the two sides cannot drift apart.
+//!
+//! - [`Prim`]: the device's primitive types, by their Rust names and their kernel tags.
+//! - [`CaptureKind`], [`RootKind`], [`ReduceKind`]: how the kernels read captured values and
+//!   the first generator, and what a reduction's partial results are.
+//! - [`FaultCode`]: the codes a kernel records when a check fails, with their C names; the
+//!   kernels' `#define`s are generated from the same table ([`fault_defines`]).
+//!
+//! The way `wasm-bindgen-shared` serves `wasm-bindgen`'s macro and runtime. Use parcomp through
+//! the `parcomp` crate; this one has no API of its own for users.
+
+#![forbid(unsafe_code)]
+
+/// The primitive types of the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Prim {
+    /// `bool`.
+    Bool,
+    /// `i8`.
+    I8,
+    /// `i16`.
+    I16,
+    /// `i32`.
+    I32,
+    /// `i64` (and `isize`: the device path runs on 64-bit hosts).
+    I64,
+    /// `u8`.
+    U8,
+    /// `u16`.
+    U16,
+    /// `u32`.
+    U32,
+    /// `u64` (and `usize`).
+    U64,
+    /// `f32`.
+    F32,
+    /// `f64`.
+    F64,
+}
+
+impl Prim {
+    /// Every primitive.
+    pub const ALL: [Prim; 11] = [
+        Prim::Bool,
+        Prim::I8,
+        Prim::I16,
+        Prim::I32,
+        Prim::I64,
+        Prim::U8,
+        Prim::U16,
+        Prim::U32,
+        Prim::U64,
+        Prim::F32,
+        Prim::F64,
+    ];
+
+    /// The primitive a Rust type name denotes (`usize`/`isize` are 64-bit on the device).
+    pub fn from_rust(name: &str) -> Option<Prim> {
+        Some(match name {
+            "bool" => Prim::Bool,
+            "i8" => Prim::I8,
+            "i16" => Prim::I16,
+            "i32" => Prim::I32,
+            "i64" | "isize" => Prim::I64,
+            "u8" => Prim::U8,
+            "u16" => Prim::U16,
+            "u32" => Prim::U32,
+            "u64" | "usize" => Prim::U64,
+            "f32" => Prim::F32,
+            "f64" => Prim::F64,
+            _ => return None,
+        })
+    }
+
+    /// The variant's name (`"U64"`), for code that names it (`rt::gpu::Prim::U64`).
+    pub fn variant(self) -> &'static str {
+        match self {
+            Prim::Bool => "Bool",
+            Prim::I8 => "I8",
+            Prim::I16 => "I16",
+            Prim::I32 => "I32",
+            Prim::I64 => "I64",
+            Prim::U8 => "U8",
+            Prim::U16 => "U16",
+            Prim::U32 => "U32",
+            Prim::U64 => "U64",
+            Prim::F32 => "F32",
+            Prim::F64 => "F64",
+        }
+    }
+
+    /// The kernel dialect's tag (`u64`: `pc_u64`, `PC_OP(add, u64)`).
+    pub fn tag(self) -> &'static str {
+        match self {
+            Prim::Bool => "bool",
+            Prim::I8 => "i8",
+            Prim::I16 => "i16",
+            Prim::I32 => "i32",
+            Prim::I64 => "i64",
+            Prim::U8 => "u8",
+            Prim::U16 => "u16",
+            Prim::U32 => "u32",
+            Prim::U64 => "u64",
+            Prim::F32 => "f32",
+            Prim::F64 => "f64",
+        }
+    }
+
+    /// Bytes per value on the device.
+    pub fn size(self) -> usize {
+        match self {
+            Prim::Bool | Prim::I8 | Prim::U8 => 1,
+            Prim::I16 | Prim::U16 => 2,
+            Prim::I32 | Prim::U32 | Prim::F32 => 4,
+            Prim::I64 | Prim::U64 | Prim::F64 => 8,
+        }
+    }
+
+    /// An integer type.
+    pub fn is_integer(self) -> bool {
+        !matches!(self, Prim::Bool | Prim::F32 | Prim::F64)
+    }
+
+    /// A float type.
+    pub fn is_float(self) -> bool {
+        matches!(self, Prim::F32 | Prim::F64)
+    }
+
+    /// A signed integer type.
+    pub fn is_signed(self) -> bool {
+        matches!(self, Prim::I8 | Prim::I16 | Prim::I32 | Prim::I64)
+    }
+}
+
+/// How the kernels read a captured value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaptureKind {
+    /// One value.
+    Scalar,
+    /// A collection read by index (`xs[i]`, `xs.len()`, `x <- &xs`).
+    Slice,
+    /// An array of rows (`m.row(i)`, `rows[x]` as a generator).
+    Jagged,
+}
+
+/// Where the first generator's elements come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RootKind {
+    /// An integer range: the device computes `start + i`.
+    Range,
+    /// Elements read on the host and copied.
+    Elements,
+}
+
+/// The kind of a reduction, for reading its partial results on the host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduceKind {
+    /// Sum, product, `par_reduce!`: a value of the elements' type.
+    Value,
+    /// Least or greatest element: an `Option`.
+    Optional,
+    /// A count (`u64`).
+    Count,
+    /// `par_any!` or `par_all!`: a `bool`; `stop` is the value that decides the result.
+    Flag {
+        /// `true` for `par_any!`, `false` for `par_all!`.
+        stop: bool,
+    },
+}
+
+/// What a kernel records in the fault word when a check fails: the code, the number of the
+/// failed check in the generated source, and two arguments (see the runtime's `gpu/fault.rs`,
+/// which raises the panic Rust would raise). 0 means no fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum FaultCode {
+    /// Integer division by zero.
+    DivZero = 1,
+    /// Integer remainder by zero.
+    RemZero = 2,
+    /// `MIN / -1`.
+    DivOverflow = 3,
+    /// `MIN % -1`.
+    RemOverflow = 4,
+    /// An index out of bounds: `a0` the index, `a1` the length.
+    Index = 5,
+    /// The sizes of a level sum to more than `usize` can count.
+    SizeOverflow = 6,
+    /// A range has more elements than `usize` can count.
+    RangeTooLong = 7,
+    /// `step_by(0)`.
+    StepZero = 8,
+    /// `Option::unwrap()` on `None`.
+    UnwrapNone = 9,
+    /// `clamp` with `min > max`: `a0`, `a1` the bounds' bits.
+    Clamp = 10,
+    /// Internal: a level produced other sizes than it counted (`a0` of `a1`).
+    SizeChanged = 11,
+}
+
+impl FaultCode {
+    /// Every fault code.
+    pub const ALL: [FaultCode; 11] = [
+        FaultCode::DivZero,
+        FaultCode::RemZero,
+        FaultCode::DivOverflow,
+        FaultCode::RemOverflow,
+        FaultCode::Index,
+        FaultCode::SizeOverflow,
+        FaultCode::RangeTooLong,
+        FaultCode::StepZero,
+        FaultCode::UnwrapNone,
+        FaultCode::Clamp,
+        FaultCode::SizeChanged,
+    ];
+
+    /// The code in the fault word.
+    pub fn code(self) -> u32 {
+        self as u32
+    }
+
+    /// The fault a code of the fault word stands for.
+    pub fn from_code(code: u32) -> Option<FaultCode> {
+        FaultCode::ALL.into_iter().find(|f| f.code() == code)
+    }
+
+    /// The name the kernels use (`PC_FAULT_DIV_ZERO`).
+    pub fn c_name(self) -> &'static str {
+        match self {
+            FaultCode::DivZero => "PC_FAULT_DIV_ZERO",
+            FaultCode::RemZero => "PC_FAULT_REM_ZERO",
+            FaultCode::DivOverflow => "PC_FAULT_DIV_OVERFLOW",
+            FaultCode::RemOverflow => "PC_FAULT_REM_OVERFLOW",
+            FaultCode::Index => "PC_FAULT_INDEX",
+            FaultCode::SizeOverflow => "PC_FAULT_SIZE_OVERFLOW",
+            FaultCode::RangeTooLong => "PC_FAULT_RANGE_TOO_LONG",
+            FaultCode::StepZero => "PC_FAULT_STEP_ZERO",
+            FaultCode::UnwrapNone => "PC_FAULT_UNWRAP_NONE",
+            FaultCode::Clamp => "PC_FAULT_CLAMP",
+            FaultCode::SizeChanged => "PC_FAULT_SIZE_CHANGED",
+        }
+    }
+}
+
+/// The kernels' `#define`s of the fault codes (`PC_FAULT_NONE` and one per [`FaultCode`]), put
+/// before the kernels' prelude when a program is built.
+pub fn fault_defines() -> String {
+    let mut out = String::from("#define PC_FAULT_NONE 0u\n");
+    for fault in FaultCode::ALL {
+        out.push_str(&format!("#define {} {}u\n", fault.c_name(), fault.code()));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prims_round_trip_through_their_names() {
+        for prim in Prim::ALL {
+            assert_eq!(Prim::from_rust(prim.tag()), Some(prim));
+            assert_eq!(prim.variant().to_ascii_lowercase(), prim.tag());
+        }
+        assert_eq!(Prim::from_rust("usize"), Some(Prim::U64));
+        assert_eq!(Prim::from_rust("char"), None);
+    }
+
+    #[test]
+    fn fault_codes_are_distinct_and_round_trip() {
+        for (k, fault) in FaultCode::ALL.into_iter().enumerate() {
+            assert_eq!(fault.code(), k as u32 + 1);
+            assert_eq!(FaultCode::from_code(fault.code()), Some(fault));
+        }
+        assert_eq!(FaultCode::from_code(0), None);
+        assert_eq!(FaultCode::from_code(12), None);
+        let defines = fault_defines();
+        assert!(defines.contains("#define PC_FAULT_INDEX 5u\n"));
+        assert_eq!(defines.lines().count(), FaultCode::ALL.len() + 1);
+    }
+}
