@@ -1,3 +1,5 @@
+//! The smallest end-to-end check: comprehensions over ranges, the rows of a `Jagged` and of a
+//! `Vec`, with a `let`, a mapped generator and a reversed, stepped range.
 use parcomp::{par, Jagged};
 
 #[test]

@@ -67,8 +67,6 @@ pub fn par_reduce(input: TokenStream) -> TokenStream {
     flatten_core::expand("par_reduce", input.into()).into()
 }
 
-/// `par_explain![HEAD | QUALIFIERS]`: the plan `par!` makes of a comprehension, as a
-/// `&'static str`; nothing is run.
 /// The element whose key is least, the first of equal keys (as `Iterator::min_by_key`);
 /// `None` when there is no element.
 ///
@@ -87,6 +85,8 @@ pub fn par_max_by_key(input: TokenStream) -> TokenStream {
     flatten_core::expand("par_max_by_key", input.into()).into()
 }
 
+/// `par_explain![HEAD | QUALIFIERS]`: the plan `par!` makes of a comprehension, as a
+/// `&'static str`; nothing is run.
 #[proc_macro]
 pub fn par_explain(input: TokenStream) -> TokenStream {
     flatten_core::par_explain(input.into()).into()

@@ -15,6 +15,7 @@ use std::sync::OnceLock;
 
 /// An engine that can run comprehensions and the segmented primitives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Backend {
     /// Plain nested loops on the calling thread: the reference semantics every other backend is
     /// tested against. Selected with `PARCOMP_BACKEND=seq`.

@@ -29,6 +29,7 @@ pub struct Jagged<T> {
 
 /// Why offsets and values do not describe a [`Jagged`] array.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum JaggedError {
     /// `offsets` is empty; it needs one entry per row plus one (`[0]` for no rows).
     NoOffsets,

@@ -26,6 +26,7 @@ pub struct Errors {
 }
 
 impl Errors {
+    /// Adds an error to those found so far.
     pub fn push(&mut self, error: syn::Error) {
         match &mut self.errors {
             Some(all) => all.combine(error),
@@ -33,6 +34,7 @@ impl Errors {
         }
     }
 
+    /// Whether nothing was found so far.
     pub fn is_empty(&self) -> bool {
         self.errors.is_none()
     }

@@ -11,6 +11,7 @@ use std::fmt;
 
 /// What kind of failure a device call had.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DeviceErrorKind {
     /// No library, platform or device: the device cannot be used at all.
     Unavailable,

@@ -38,10 +38,6 @@ use crate::site::Site;
 use std::mem::ManuallyDrop;
 use std::time::{Duration, Instant};
 
-fn fatal(e: DeviceError) -> DeviceFailure {
-    DeviceFailure { message: e.to_string(), fatal: true }
-}
-
 /// What a run measured, for reports and for the tests that hold the cost budgets.
 ///
 /// Counts are exact (what the executor asked of the device); the DRAM bytes are a *model*: for
@@ -325,7 +321,7 @@ impl<'c> Session<'c> {
         faults: Vec<String>,
         backend: Backend,
     ) -> Result<Self, DeviceFailure> {
-        let queue = device.queue().map_err(fatal)?;
+        let queue = device.queue()?;
         let chunk = chunk_size(device, plan, &types);
         Ok(Session {
             queue,
@@ -355,20 +351,19 @@ impl<'c> Session<'c> {
 
     fn alloc(&mut self, bytes: u64) -> Result<Mem<'c>, DeviceFailure> {
         let bytes = usize::try_from(bytes.max(8)).map_err(|_| {
-            fatal(DeviceError::new(
+            DeviceFailure::from(DeviceError::new(
                 DeviceErrorKind::Alloc,
                 format!("{bytes} bytes do not fit in memory"),
             ))
         })?;
-        let buf = self.scratch.take(bytes).map_err(fatal)?;
+        let buf = self.scratch.take(bytes)?;
         Ok(Mem { buf: ManuallyDrop::new(buf), scratch: self.scratch })
     }
 
     fn column(&mut self, class: ClassId, cap: u64) -> Result<Column<'c>, DeviceFailure> {
         let desc = &self.types[class as usize];
-        let layout = ColumnLayout::new(desc, cap as usize).ok_or_else(|| DeviceFailure {
-            message: format!("a column of {cap} values does not fit in memory"),
-            fatal: true,
+        let layout = ColumnLayout::new(desc, cap as usize).ok_or_else(|| {
+            DeviceFailure::fatal(format!("a column of {cap} values does not fit in memory"))
         })?;
         let mem = self.alloc(layout.bytes as u64)?;
         Ok(Column { mem, cap, layout })
@@ -391,7 +386,7 @@ impl<'c> Session<'c> {
         // SAFETY: borrowed bytes live for 'c, longer than the session, and converted ones are
         // held by the session; either way until its queue finished (the session finishes it
         // before `hold` drops, and the borrowed data outlives the session).
-        unsafe { self.queue.write_async(&mem.buf, offset, data, len) }.map_err(fatal)?;
+        unsafe { self.queue.write_async(&mem.buf, offset, data, len) }?;
         self.stats.transfer += start.elapsed();
         self.stats.copies_in += 1;
         self.stats.bytes_in += len as u64;
@@ -430,8 +425,8 @@ impl<'c> Session<'c> {
         let finished = self.queue.finish();
         self.stats.host_waits += 1;
         self.stats.transfer += start.elapsed();
-        queued.map_err(fatal)?;
-        finished.map_err(fatal)?;
+        queued?;
+        finished?;
         self.unchecked = false;
         if let Some(f) = Fault::from_words(&words) {
             fault::raise(f, &self.faults, self.site, self.backend.name());
@@ -488,7 +483,7 @@ impl<'c> Session<'c> {
         }
         self.count_launch(kernel, dram);
         let program = if generic { &*self.generic } else { &*self.program };
-        self.queue.launch(program, kernel, items, GROUP, args).map_err(fatal)
+        self.queue.launch(program, kernel, items, GROUP, args).map_err(DeviceFailure::from)
     }
 
     /// Copies the captured values and the first generator to the device: a primitive slice as
@@ -500,7 +495,7 @@ impl<'c> Session<'c> {
     ) -> Result<(), DeviceFailure> {
         let uploaded = super::resident::uploaded();
         let fault = self.alloc(32)?;
-        self.queue.zero(&fault.buf, 0, 32).map_err(fatal)?;
+        self.queue.zero(&fault.buf, 0, 32)?;
         self.fault = Some(fault);
         let dummy = self.alloc(8)?;
         self.dummy = Some(dummy);
@@ -580,10 +575,7 @@ impl<'c> Session<'c> {
                     }
                 }
                 HostData::Range(_) | HostData::Elements(_) => {
-                    return Err(DeviceFailure {
-                        message: "a capture observed as a generator".into(),
-                        fatal: true,
-                    })
+                    return Err(DeviceFailure::fatal("a capture observed as a generator"))
                 }
             }
         }
@@ -609,7 +601,7 @@ impl<'c> Session<'c> {
             }
             for (offset, resident) in on_device {
                 let len = resident.layout.bytes;
-                self.queue.copy(&resident.buffer, 0, &mem.buf, offset, len).map_err(fatal)?;
+                self.queue.copy(&resident.buffer, 0, &mem.buf, offset, len)?;
                 self.stats.dram_minimum += len as u64;
                 // A copy within the device: read once and written once there.
                 self.stats.dram_bytes += 2 * len as u64;
@@ -654,10 +646,7 @@ impl<'c> Session<'c> {
                 self.root_cap = len as u64;
             }
             _ => {
-                return Err(DeviceFailure {
-                    message: "the first generator is not a range or a source".into(),
-                    fatal: true,
-                })
+                return Err(DeviceFailure::fatal("the first generator is not a range or a source"))
             }
         }
         // Uploads of resident values this run caused (a `DeviceVec` made on the host, read
@@ -666,10 +655,7 @@ impl<'c> Session<'c> {
         self.stats.copies_in += copies - uploaded.0;
         self.stats.bytes_in += bytes - uploaded.1;
         if self.plan.root == RootKind::Elements && matches!(root, HostData::Range(_)) {
-            return Err(DeviceFailure {
-                message: "the plan reads elements of a range".into(),
-                fatal: true,
-            });
+            return Err(DeviceFailure::fatal("the plan reads elements of a range"));
         }
         Ok(())
     }
@@ -720,8 +706,7 @@ impl<'c> Session<'c> {
             n,
             &sums.buf,
             &offsets.buf,
-        )
-        .map_err(fatal)?;
+        )?;
         // Phase 1 and 3 read the sizes, 3 writes the offsets; the tile sums are small.
         self.count_launch("pc_scan_tiles", n * 8);
         self.count_launch("pc_scan_carries", tiles * 16);
@@ -760,7 +745,7 @@ impl<'c> Session<'c> {
             args.push(Arg::Buffer(&input(columns, v).mem.buf));
         }
         args.push(Arg::Buffer(&sizes.buf));
-        self.queue.launch(&*self.program, size_kernel, asked, GROUP, &args).map_err(fatal)?;
+        self.queue.launch(&*self.program, size_kernel, asked, GROUP, &args)?;
         Ok(sizes)
     }
 
@@ -935,7 +920,7 @@ impl<'c> Session<'c> {
                 session
                     .queue
                     .launch(&*session.program, level.kernel, items, GROUP, &args)
-                    .map_err(fatal)
+                    .map_err(DeviceFailure::from)
             };
             let kept = match &places {
                 Some(places) => {
@@ -947,9 +932,13 @@ impl<'c> Session<'c> {
                     {
                         let fault = &self.fault.as_ref().expect("uploaded").buf;
                         let args = [Arg::Buffer(fault), Arg::Buffer(&places.buf), Arg::U64(tiles)];
-                        self.queue
-                            .launch(&*self.generic, "pc_scan_carries", GROUP as u64, GROUP, &args)
-                            .map_err(fatal)?;
+                        self.queue.launch(
+                            &*self.generic,
+                            "pc_scan_carries",
+                            GROUP as u64,
+                            GROUP,
+                            &args,
+                        )?;
                     }
                     launch(self, 1)?;
                     let kept = self.read_u64s(&[(places, tiles)])?[0];
@@ -1109,15 +1098,13 @@ impl<'c> Session<'c> {
         for (k, leaf) in layout.leaves.iter().enumerate() {
             let len = leaf.size() * count as usize;
             if len > 0 {
-                self.queue
-                    .copy(
-                        &column.mem.buf,
-                        column.layout.offsets[k],
-                        &mem.buf,
-                        layout.offsets[k],
-                        len,
-                    )
-                    .map_err(fatal)?;
+                self.queue.copy(
+                    &column.mem.buf,
+                    column.layout.offsets[k],
+                    &mem.buf,
+                    layout.offsets[k],
+                    len,
+                )?;
             }
         }
         Ok(Column { mem, cap: count, layout })
@@ -1149,7 +1136,9 @@ impl<'c> Session<'c> {
             Arg::Buffer(&output.mem.buf),
             Arg::U64(at),
         ];
-        self.queue.launch(&*self.program, &kernel, GROUP as u64, GROUP, &args).map_err(fatal)
+        self.queue
+            .launch(&*self.program, &kernel, GROUP as u64, GROUP, &args)
+            .map_err(DeviceFailure::from)
     }
 
     /// Reduces the `n` per-work-group partials of one chunk into the run's next partial slot
@@ -1227,7 +1216,7 @@ impl<'c> Session<'c> {
             Arg::U64(column.cap),
             Arg::Buffer(&column.mem.buf),
         ];
-        self.queue.launch(&*self.program, &kernel, n, GROUP, &args).map_err(fatal)
+        self.queue.launch(&*self.program, &kernel, n, GROUP, &args).map_err(DeviceFailure::from)
     }
 
     fn carry(&mut self, r: u32) -> Result<Carry<'c>, DeviceFailure> {
@@ -1265,7 +1254,7 @@ impl<'c> Session<'c> {
         let program = &*self.program;
         let queue = &self.queue;
         let launch = |kernel: String, items: u64, args: &[Arg<'_>]| {
-            queue.launch(program, &kernel, items, GROUP, args).map_err(fatal)
+            queue.launch(program, &kernel, items, GROUP, args).map_err(DeviceFailure::from)
         };
         launch(
             format!("{}_segtiles", info.name),
@@ -1363,10 +1352,7 @@ impl<'c> Session<'c> {
         let mut results: Vec<(u32, Column<'c>)> = Vec::new();
         for nested in comp.nested {
             let Terminal::Reduce { reduction, .. } = nested.comp.terminal else {
-                return Err(DeviceFailure {
-                    message: "a nested `par!` runs on the CPU".into(),
-                    fatal: false,
-                });
+                return Err(DeviceFailure::cannot("a nested `par!` runs on the CPU"));
             };
             let acc = self.plan.reductions[reduction as usize].acc;
             let result = self.column(acc, *cap)?;
@@ -1412,7 +1398,7 @@ impl<'c> Session<'c> {
                 }
                 _ => *count,
             };
-            self.queue.launch(&*self.program, head, items, GROUP, &args).map_err(fatal)?;
+            self.queue.launch(&*self.program, head, items, GROUP, &args)?;
         }
         self.deliver(comp, out, *count, out_group, sink)
     }
@@ -1537,9 +1523,9 @@ fn input<'a, 'c>(columns: &'a [(u32, Column<'c>)], var: u32) -> &'a Column<'c> {
 
 /// A plan that does not fit together: the macro and the runtime disagree.
 fn malformed(what: &str) -> DeviceFailure {
-    DeviceFailure { message: format!("parcomp internal error: {what}"), fatal: true }
+    DeviceFailure::fatal(format!("parcomp internal error: {what}"))
 }
 
 fn too_big() -> DeviceFailure {
-    DeviceFailure { message: "a captured value does not fit in memory".into(), fatal: true }
+    DeviceFailure::fatal("a captured value does not fit in memory")
 }

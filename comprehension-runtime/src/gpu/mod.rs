@@ -53,6 +53,27 @@ pub(crate) struct DeviceFailure {
     pub(crate) fatal: bool,
 }
 
+impl DeviceFailure {
+    /// Something the device cannot express (a value it cannot represent, a shape it does not
+    /// run): the comprehension runs on the host, even when a device is forced.
+    pub(crate) fn cannot(message: impl Into<String>) -> Self {
+        DeviceFailure { message: message.into(), fatal: false }
+    }
+
+    /// The device failed (a build, an allocation, a launch, a size it cannot hold): an error
+    /// when the device is forced.
+    pub(crate) fn fatal(message: impl Into<String>) -> Self {
+        DeviceFailure { message: message.into(), fatal: true }
+    }
+}
+
+/// A device error is a failure of the device.
+impl From<DeviceError> for DeviceFailure {
+    fn from(e: DeviceError) -> Self {
+        DeviceFailure::fatal(e.to_string())
+    }
+}
+
 /// The process's OpenCL device, opened on first use.
 pub fn opencl_device() -> Result<&'static dyn Device, DeviceError> {
     #[cfg(feature = "opencl")]
@@ -158,7 +179,7 @@ pub(crate) fn warn_once(site: &'static Site, backend: Backend, message: &str) {
 }
 
 fn device_of(backend: Backend) -> Result<&'static dyn Device, DeviceFailure> {
-    device(backend).map_err(|e| DeviceFailure { message: e.to_string(), fatal: true })
+    device(backend).map_err(|e| DeviceFailure::fatal(e.to_string()))
 }
 
 thread_local! {
@@ -177,10 +198,9 @@ fn run<T>(
     offload: &Offload<'_, T>,
     sink: &mut dyn executor::TopSink,
 ) -> Result<(), DeviceFailure> {
-    let cannot = |message: String| DeviceFailure { message, fatal: false };
-    let parts = offload.parts().ok_or_else(|| cannot("it has no device half".into()))?;
+    let parts = offload.parts().ok_or_else(|| DeviceFailure::cannot("it has no device half"))?;
     if !cfg!(all(target_pointer_width = "64", target_endian = "little")) {
-        return Err(cannot("the device path needs a 64-bit little-endian host".into()));
+        return Err(DeviceFailure::cannot("the device path needs a 64-bit little-endian host"));
     }
     let device = device_of(backend)?;
     let captures: Vec<offload::HostData<'_>> = parts
@@ -203,7 +223,7 @@ fn run<T>(
         offload::HostData::Elements(e) => e.desc(),
         // An array of rows: the device runs over its row indices.
         offload::HostData::Jagged(_) => types::TypeDesc::Prim(types::Prim::U64),
-        _ => return Err(cannot("its first generator is not a range or a source".into())),
+        _ => return Err(DeviceFailure::cannot("its first generator is not a range or a source")),
     };
     let compile_start = std::time::Instant::now();
     let key = PreparedKey {
@@ -277,9 +297,8 @@ fn prepared(
     if let Some(found) = table.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return Ok((found.clone(), [program::Origin::Memory; 2]));
     }
-    let cannot = |message: String| DeviceFailure { message, fatal: false };
     let info = device.info();
-    let (units, called) = resolve_par_fns(par_fns).map_err(cannot)?;
+    let (units, called) = resolve_par_fns(par_fns).map_err(DeviceFailure::cannot)?;
     let signatures: Vec<(Vec<types::TypeDesc>, types::TypeDesc)> =
         called.iter().map(|&u| units[u].signature.clone()).collect();
     let observed = infer::Observations {
@@ -288,12 +307,13 @@ fn prepared(
         output: Some(key.output.clone()),
         par_fns: &signatures,
     };
-    let types = infer::solve(plan.classes, plan.constraints, &observed)
-        .map_err(|e| cannot(format!("its types could not be solved on the device: {e}")))?;
+    let types = infer::solve(plan.classes, plan.constraints, &observed).map_err(|e| {
+        DeviceFailure::cannot(format!("its types could not be solved on the device: {e}"))
+    })?;
     let uses_f64 =
         types.iter().chain(units.iter().flat_map(|u| &u.types)).any(types::TypeDesc::uses_f64);
     if !info.fp64 && uses_f64 {
-        return Err(cannot(format!("it uses f64, which {info} does not have")));
+        return Err(DeviceFailure::cannot(format!("it uses f64, which {info} does not have")));
     }
     let prelude = program::type_prelude(types.iter().chain(units.iter().flat_map(|u| &u.types)));
     let mut faults: Vec<String> = plan.faults.iter().map(|f| f.to_string()).collect();
@@ -326,9 +346,8 @@ fn prepared(
     }
     let source =
         program::comprehension_source(plan, &prelude, &par_fn_source, &classes, &types, info.fp64);
-    let fatal = |e: DeviceError| DeviceFailure { message: e.to_string(), fatal: true };
-    let (generic, generic_origin) = program::generic(device).map_err(fatal)?;
-    let (program, origin) = program::build(device, &source).map_err(fatal)?;
+    let (generic, generic_origin) = program::generic(device)?;
+    let (program, origin) = program::build(device, &source)?;
     let prepared = Arc::new(Prepared { types, faults, program, generic });
     table.lock().unwrap_or_else(|p| p.into_inner()).insert(key, prepared.clone());
     Ok((prepared, [generic_origin, origin]))
@@ -370,9 +389,9 @@ impl<T: Send> executor::TopSink for CollectSink<T> {
                 // The first `count` values of each component (the column may have room for
                 // more), into a local column that holds just them.
                 let mut bytes = Vec::new();
-                let (tight, parts) = layout.prefix_reads(count, &mut bytes).ok_or_else(|| {
-                    DeviceFailure { message: "a result too large for memory".into(), fatal: true }
-                })?;
+                let (tight, parts) = layout
+                    .prefix_reads(count, &mut bytes)
+                    .ok_or_else(|| DeviceFailure::fatal("a result too large for memory"))?;
                 // SAFETY: every destination is component k's array of the tight layout, inside
                 // `bytes`, a local vector untouched until it returns.
                 unsafe { fetch.read(&parts)? };
@@ -444,16 +463,15 @@ pub(crate) fn collect_resident<T: types::DeviceType>(
     offload: &Offload<'_, T>,
 ) -> Result<resident::Resident, DeviceFailure> {
     if matches!(offload.parts().map(|p| p.plan.comp.terminal), Some(plan::Terminal::Rows)) {
-        return Err(DeviceFailure { message: "its elements are rows".into(), fatal: false });
+        return Err(DeviceFailure::cannot("its elements are rows"));
     }
     let mut sink = ResidentSink { chunks: Vec::new() };
     run(backend, site, offload, &mut sink)?;
-    let fatal = |e: DeviceError| DeviceFailure { message: e.to_string(), fatal: true };
     let desc = T::desc();
     let resident = match sink.chunks.len() {
         0 => {
             let layout = types::ColumnLayout::new(&desc, 0).expect("no values");
-            resident::Resident::upload(backend, &[], layout, 0).map_err(fatal)?
+            resident::Resident::upload(backend, &[], layout, 0)?
         }
         1 => {
             let (buffer, layout, len) = sink.chunks.pop().expect("one chunk");
@@ -462,29 +480,26 @@ pub(crate) fn collect_resident<T: types::DeviceType>(
         _ => {
             // Several chunks: their columns joined, leaf by leaf, within the device.
             let len: usize = sink.chunks.iter().map(|c| c.2).sum();
-            let layout = types::ColumnLayout::new(&desc, len).ok_or_else(|| DeviceFailure {
-                message: format!("a column of {len} values does not fit in memory"),
-                fatal: true,
+            let layout = types::ColumnLayout::new(&desc, len).ok_or_else(|| {
+                DeviceFailure::fatal(format!("a column of {len} values does not fit in memory"))
             })?;
             let device = device_of(backend)?;
-            let buffer = device.alloc(layout.bytes.max(8)).map_err(fatal)?;
-            let queue = device.queue().map_err(fatal)?;
+            let buffer = device.alloc(layout.bytes.max(8))?;
+            let queue = device.queue()?;
             let mut at = 0;
             for (chunk, chunk_layout, count) in &sink.chunks {
                 for (k, leaf) in layout.leaves.iter().enumerate() {
-                    queue
-                        .copy(
-                            chunk,
-                            chunk_layout.offsets[k],
-                            &buffer,
-                            layout.offsets[k] + at * leaf.size(),
-                            count * leaf.size(),
-                        )
-                        .map_err(fatal)?;
+                    queue.copy(
+                        chunk,
+                        chunk_layout.offsets[k],
+                        &buffer,
+                        layout.offsets[k] + at * leaf.size(),
+                        count * leaf.size(),
+                    )?;
                 }
                 at += count;
             }
-            queue.finish().map_err(fatal)?;
+            queue.finish()?;
             resident::Resident::new(backend, buffer, layout, len)
         }
     };
@@ -567,16 +582,13 @@ pub(crate) fn collect<T: Send>(
     let codec = offload
         .parts()
         .map(|p| p.output)
-        .ok_or_else(|| DeviceFailure { message: "it has no device half".into(), fatal: false })?;
+        .ok_or_else(|| DeviceFailure::cannot("it has no device half"))?;
     let rows = matches!(offload.parts().map(|p| p.plan.comp.terminal), Some(plan::Terminal::Rows));
     if rows != codec.is_rows() {
-        return Err(DeviceFailure {
-            message: format!(
-                "its elements are `{}`, which its device plan does not produce",
-                std::any::type_name::<T>()
-            ),
-            fatal: false,
-        });
+        return Err(DeviceFailure::cannot(format!(
+            "its elements are `{}`, which its device plan does not produce",
+            std::any::type_name::<T>()
+        )));
     }
     let mut sink = CollectSink { out: Vec::new(), codec, rows_base: 0 };
     run(backend, site, offload, &mut sink)?;
@@ -594,20 +606,14 @@ pub(crate) fn reduce<T, R: Reducer<T>>(
     let codec = offload
         .parts()
         .map(|p| p.output)
-        .ok_or_else(|| DeviceFailure { message: "it has no device half".into(), fatal: false })?;
+        .ok_or_else(|| DeviceFailure::cannot("it has no device half"))?;
     if codec.is_rows() {
-        return Err(DeviceFailure {
-            message: "a reduction of rows does not run on a device".into(),
-            fatal: false,
-        });
+        return Err(DeviceFailure::cannot("a reduction of rows does not run on a device"));
     }
     let mut sink = ReduceSink { reducer, codec, acc: None, decided: false, refused: false };
     run(backend, site, offload, &mut sink)?;
     if sink.refused {
-        return Err(DeviceFailure {
-            message: "its reducer does not run on a device".into(),
-            fatal: false,
-        });
+        return Err(DeviceFailure::cannot("its reducer does not run on a device"));
     }
     Ok(sink.acc.unwrap_or_else(|| reducer.identity()))
 }

@@ -54,10 +54,6 @@ pub(super) struct Run<'d> {
     live: Cell<u64>,
 }
 
-fn fatal(e: DeviceError) -> DeviceFailure {
-    DeviceFailure { message: e.to_string(), fatal: true }
-}
-
 /// The bytes of the tile sums a scan of `n` sizes needs (one per tile, and the total).
 pub(super) fn scan_sums_bytes(n: u64) -> u64 {
     (n.div_ceil(TILE).max(1) + 1) * 8
@@ -67,14 +63,14 @@ impl<'d> Run<'d> {
     pub(super) fn new(backend: Backend, site: &'static Site) -> Result<Self, DeviceFailure> {
         let device = super::device_of(backend)?;
         let start = Instant::now();
-        let (generic, origin) = program::generic(device).map_err(fatal)?;
+        let (generic, origin) = program::generic(device)?;
         let mut stats = RunStats::default();
         stats.count(origin);
         stats.compile = start.elapsed();
         let run = Run {
             device,
             generic,
-            fault: device.alloc(32).map_err(fatal)?,
+            fault: device.alloc(32)?,
             site,
             backend: backend.name(),
             stats: RefCell::new(stats),
@@ -96,7 +92,7 @@ impl<'d> Run<'d> {
         get: impl FnOnce(&dyn Device) -> Result<(program::Built, program::Origin), DeviceError>,
     ) -> Result<program::Built, DeviceFailure> {
         let start = Instant::now();
-        let (program, origin) = get(self.device).map_err(fatal)?;
+        let (program, origin) = get(self.device)?;
         let mut stats = self.stats.borrow_mut();
         stats.count(origin);
         stats.compile += start.elapsed();
@@ -104,11 +100,9 @@ impl<'d> Run<'d> {
     }
 
     pub(super) fn alloc(&self, bytes: u64) -> Result<Buffer, DeviceFailure> {
-        let bytes = usize::try_from(bytes.max(8)).map_err(|_| DeviceFailure {
-            message: format!("{bytes} bytes do not fit in memory"),
-            fatal: true,
-        })?;
-        let buffer = self.device.alloc(bytes).map_err(fatal)?;
+        let bytes = usize::try_from(bytes.max(8))
+            .map_err(|_| DeviceFailure::fatal(format!("{bytes} bytes do not fit in memory")))?;
+        let buffer = self.device.alloc(bytes)?;
         self.live.set(self.live.get() + bytes as u64);
         let mut stats = self.stats.borrow_mut();
         stats.peak_memory = stats.peak_memory.max(self.live.get());
@@ -124,7 +118,7 @@ impl<'d> Run<'d> {
 
     fn write(&self, buffer: &Buffer, bytes: &[u8]) -> Result<(), DeviceFailure> {
         let start = Instant::now();
-        self.device.write(buffer, 0, bytes).map_err(fatal)?;
+        self.device.write(buffer, 0, bytes)?;
         let mut stats = self.stats.borrow_mut();
         stats.transfer += start.elapsed();
         stats.bytes_in += bytes.len() as u64;
@@ -134,14 +128,14 @@ impl<'d> Run<'d> {
     /// Reads `out.len()` bytes of `buffer` from `offset`, after every kernel queued, and
     /// panics with Rust's message if one of them recorded a fault.
     fn read(&self, buffer: &Buffer, offset: usize, out: &mut [u8]) -> Result<(), DeviceFailure> {
-        self.device.finish().map_err(fatal)?;
+        self.device.finish()?;
         let mut words = [0u8; 32];
-        self.device.read(&self.fault, 0, &mut words).map_err(fatal)?;
+        self.device.read(&self.fault, 0, &mut words)?;
         if let Some(f) = Fault::from_words(&words) {
             fault::raise(f, &[], self.site, self.backend);
         }
         let start = Instant::now();
-        self.device.read(buffer, offset, out).map_err(fatal)?;
+        self.device.read(buffer, offset, out)?;
         let mut stats = self.stats.borrow_mut();
         stats.transfer += start.elapsed();
         stats.bytes_out += out.len() as u64;
@@ -170,7 +164,7 @@ impl<'d> Run<'d> {
             return Ok(());
         }
         self.stats.borrow_mut().launches += 1;
-        self.device.launch(program, kernel, items, GROUP, args).map_err(fatal)
+        self.device.launch(program, kernel, items, GROUP, args).map_err(DeviceFailure::from)
     }
 
     /// The exclusive scan of `n` sizes (`u64`s): the offsets (n + 1 entries) and their total.
@@ -197,7 +191,7 @@ impl<'d> Run<'d> {
         let launch = |kernel: &str, items: u64, args: &[super::device::Arg<'_>]| {
             device.launch(generic, kernel, items, GROUP, args)
         };
-        let launches = launch_scan(&launch, &self.fault, sizes, n, sums, offsets).map_err(fatal)?;
+        let launches = launch_scan(&launch, &self.fault, sizes, n, sums, offsets)?;
         self.stats.borrow_mut().launches += launches;
         Ok(())
     }
@@ -210,8 +204,7 @@ impl<'d> Run<'d> {
         let launch = |kernel: &str, items: u64, args: &[super::device::Arg<'_>]| {
             device.launch(generic, kernel, items, GROUP, args)
         };
-        let launches =
-            launch_search(&launch, offsets, rows, 0, count, &bounds, &seg).map_err(fatal)?;
+        let launches = launch_search(&launch, offsets, rows, 0, count, &bounds, &seg)?;
         self.stats.borrow_mut().launches += launches;
         Ok(seg)
     }
@@ -254,10 +247,7 @@ pub(crate) fn monoid<T: DeviceType>(
 ) -> Result<Vec<T>, DeviceFailure> {
     let desc = T::desc();
     let TypeDesc::Prim(prim) = desc else {
-        return Err(DeviceFailure {
-            message: format!("`{desc}` is not a primitive"),
-            fatal: false,
-        });
+        return Err(DeviceFailure::cannot(format!("`{desc}` is not a primitive")));
     };
     let n = values.len() as u64;
     let rows = match segments {
@@ -278,10 +268,9 @@ pub(crate) fn monoid<T: DeviceType>(
     let run = Run::new(backend, site)?;
     let info = run.device.info();
     if desc.uses_f64() && !info.fp64 {
-        return Err(DeviceFailure {
-            message: format!("the values are f64, which {info} does not have"),
-            fatal: false,
-        });
+        return Err(DeviceFailure::cannot(format!(
+            "the values are f64, which {info} does not have"
+        )));
     }
     let program = run.monoid(prim.tag(), op)?;
     let program = &*program;

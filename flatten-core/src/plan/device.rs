@@ -107,23 +107,37 @@ pub enum UnOp {
 /// A binary operator (the short-circuit `&&` and `||` are [`DKind::And`] and [`DKind::Or`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinOp {
+    /// `+` (wrapping, as a release build).
     Add,
+    /// `-` (wrapping).
     Sub,
+    /// `*` (wrapping).
     Mul,
     /// Faults on a zero divisor and on `MIN / -1`.
     Div,
     /// Faults like [`BinOp::Div`].
     Rem,
+    /// `&`.
     BitAnd,
+    /// `|`.
     BitOr,
+    /// `^`.
     BitXor,
+    /// `<<` (the shift masked to the width, as a release build).
     Shl,
+    /// `>>` (masked likewise; arithmetic for signed types).
     Shr,
+    /// `==`.
     Eq,
+    /// `!=`.
     Ne,
+    /// `<`.
     Lt,
+    /// `<=`.
     Le,
+    /// `>`.
     Gt,
+    /// `>=`.
     Ge,
 }
 
@@ -223,7 +237,18 @@ pub enum DKind {
     /// `while cond { body }` (`loop` is `while true`).
     While(Box<DExpr>, Box<DExpr>),
     /// `for local in start..end { body }` (`..=` when `inclusive`).
-    For { local: LocalId, start: Box<DExpr>, end: Box<DExpr>, inclusive: bool, body: Box<DExpr> },
+    For {
+        /// The loop variable.
+        local: LocalId,
+        /// The range's start.
+        start: Box<DExpr>,
+        /// The range's end.
+        end: Box<DExpr>,
+        /// `..=` rather than `..`.
+        inclusive: bool,
+        /// The loop's body.
+        body: Box<DExpr>,
+    },
     /// `break` (out of the innermost loop).
     Break,
     /// `continue`.
@@ -310,20 +335,63 @@ pub struct DGenerator {
 #[derive(Clone, Debug)]
 pub enum DSource {
     /// `start..end` or `start..=end` (the class is the element's).
-    Range { start: DExpr, end: DExpr, inclusive: bool, class: Class, fault: FaultSite },
+    Range {
+        /// The first element.
+        start: DExpr,
+        /// The end.
+        end: DExpr,
+        /// `..=` rather than `..`.
+        inclusive: bool,
+        /// The elements' class.
+        class: Class,
+        /// Where a range too long to count faults.
+        fault: FaultSite,
+    },
     /// `inner.step_by(step)`.
-    StepBy { inner: Box<DSource>, step: DExpr, fault: FaultSite },
+    StepBy {
+        /// The source stepped over.
+        inner: Box<DSource>,
+        /// The step.
+        step: DExpr,
+        /// Where a zero step faults.
+        fault: FaultSite,
+    },
     /// `inner.rev()`.
-    Rev { inner: Box<DSource> },
+    Rev {
+        /// The source reversed.
+        inner: Box<DSource>,
+    },
     /// A captured collection, read by index.
-    Slice { capture: CaptureId, class: Class },
+    Slice {
+        /// Which capture.
+        capture: CaptureId,
+        /// The elements' class.
+        class: Class,
+    },
     /// A row of a captured array of rows.
-    Row { capture: CaptureId, row: DExpr, class: Class, fault: FaultSite },
+    Row {
+        /// Which capture.
+        capture: CaptureId,
+        /// The row's index.
+        row: DExpr,
+        /// The elements' class.
+        class: Class,
+        /// Where a row index out of bounds faults.
+        fault: FaultSite,
+    },
     /// The rows of a captured array of rows, as row indices (`row <- &m` when a later generator
     /// reads `row`).
-    RowIndices { capture: CaptureId, class: Class },
+    RowIndices {
+        /// Which capture.
+        capture: CaptureId,
+        /// The indices' class.
+        class: Class,
+    },
     /// The first generator's elements or range, from the host.
-    Root { class: Class },
+    Root {
+        /// The elements' class.
+        class: Class,
+    },
 }
 
 /// A function applied to the elements of a generator.

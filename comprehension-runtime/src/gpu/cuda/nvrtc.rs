@@ -97,9 +97,10 @@ pub fn compile(source: &str, arch: (i32, i32), extra: &str) -> Result<Compiled, 
         .map_err(|e| build(format!("nvrtcCreateProgram: {e}")))?;
     let mut opts = options(arch);
     opts.extend(extra.split_whitespace().map(str::to_string));
-    // SAFETY (for every NVRTC call below): `program` is a live program created above and
+    // SAFETY: for every NVRTC call below, `program` is a live program created above and
     // destroyed once, at the end; every buffer passed is sized by NVRTC's own size query.
     let compiled = unsafe { result::compile_program(program, &opts) };
+    // SAFETY: as above.
     let log = unsafe { result::get_program_log(program) }
         .map(|chars| {
             // SAFETY: NVRTC's log is NUL-terminated (its size includes the NUL).
@@ -108,16 +109,19 @@ pub fn compile(source: &str, arch: (i32, i32), extra: &str) -> Result<Compiled, 
         .unwrap_or_default();
     let out = (|| {
         compiled.map_err(|e| build(format!("NVRTC rejected the program ({e}):\n{log}")))?;
+        // SAFETY: as above.
         let ptx =
             unsafe { result::get_ptx(program) }.map_err(|e| build(format!("nvrtcGetPTX: {e}")))?;
         // SAFETY: the PTX NVRTC returns is NUL-terminated.
         let ptx = unsafe { CStr::from_ptr(ptx.as_ptr()) }.to_string_lossy().into_owned();
         let mut size = 0usize;
+        // SAFETY: as above; `size` is a live `usize` NVRTC writes.
         unsafe { sys::nvrtcGetCUBINSize(program, &mut size) }
             .result()
             .map_err(|e| build(format!("nvrtcGetCUBINSize: {e}")))?;
         let cubin = if size > 0 {
             let mut bytes = vec![0u8; size];
+            // SAFETY: as above; `bytes` holds the `size` bytes NVRTC said the CUBIN takes.
             unsafe { sys::nvrtcGetCUBIN(program, bytes.as_mut_ptr().cast::<c_char>()) }
                 .result()
                 .map_err(|e| build(format!("nvrtcGetCUBIN: {e}")))?;
@@ -127,6 +131,7 @@ pub fn compile(source: &str, arch: (i32, i32), extra: &str) -> Result<Compiled, 
         };
         Ok(Compiled { ptx, cubin, log: log.clone() })
     })();
+    // SAFETY: as above; the program is not used after this.
     let _ = unsafe { result::destroy_program(program) };
     out
 }
