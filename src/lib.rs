@@ -213,7 +213,8 @@ pub mod __rt {
     pub use comprehension_runtime::gpu::types::DeviceType;
     pub use comprehension_runtime::inventory;
     pub use comprehension_runtime::pipeline::{
-        source, All, Any, CollectVec, Count, Fold, Max, Min, Product, Sum,
+        source, All, Any, CollectVec, Count, Fold, MaxReducer, MinReducer, ProductReducer,
+        SumReducer,
     };
     pub use comprehension_runtime::source::{
         map, rev, step_by, zip, Borrowed, Elements, ElementsByRef, ElementsByValue, Owned,

@@ -99,7 +99,7 @@ fn lets_filters_and_regular_sizes() {
 
 #[test]
 fn nested_reductions_and_reducers() {
-    use comprehension_runtime::pipeline::{CollectVec, Count, Max, Sum};
+    use comprehension_runtime::pipeline::{CollectVec, Count, MaxReducer, SumReducer};
     let m = Jagged::from(vec![
         vec![(0usize, 1i64), (1, 2), (3, 11)],
         vec![(1, 3), (2, 4)],
@@ -111,14 +111,14 @@ fn nested_reductions_and_reducers() {
     let x = [3i64, 1, 2, 6, 5];
     let got = each_backend(|| {
         source(&SITE, &(0..m.len()))
-            .nested(|p| p.expand(|&i| m.row(i)).map(|(_, (c, v))| v * x[c]), Sum::new())
+            .nested(|p| p.expand(|&i| m.row(i)).map(|(_, (c, v))| v * x[c]), SumReducer::new())
             .map(|(_, s)| s)
             .collect()
     });
     assert_eq!(got, [71, 11, 0, 59, 48, 104]);
     let got = each_backend(|| {
         source(&SITE, &(0..m.len()))
-            .nested(|p| p.expand(|&i| m.row(i)).map(|(_, (_, v))| v), Max::new())
+            .nested(|p| p.expand(|&i| m.row(i)).map(|(_, (_, v))| v), MaxReducer::new())
             .nested(|p| p.expand(|&(i, _)| m.row(i)).map(|(_, (c, _))| c), CollectVec)
             .map(|((i, max), cols)| (i, max, cols))
             .collect()
@@ -126,7 +126,10 @@ fn nested_reductions_and_reducers() {
     assert_eq!(got[2], (2, None, vec![]));
     assert_eq!(got[3], (3, Some(7), vec![1, 2, 3]));
     let total = each_backend(|| {
-        source(&SITE, &(0..1000u64)).expand(|&x| 0..x).map(|(_, y)| y).reduce_with(Sum::new())
+        source(&SITE, &(0..1000u64))
+            .expand(|&x| 0..x)
+            .map(|(_, y)| y)
+            .reduce_with(SumReducer::new())
     });
     assert_eq!(total, (0..1000u64).map(|x| x * x.saturating_sub(1) / 2).sum());
     let count = each_backend(|| {

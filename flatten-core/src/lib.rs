@@ -20,9 +20,9 @@
 
 pub mod analysis;
 pub mod back;
+mod desugar;
 pub mod error;
 pub mod par_fn;
-mod parts;
 pub mod plan;
 pub mod syntax;
 mod text;
@@ -94,8 +94,8 @@ pub fn expand(name: &str, input: TokenStream) -> TokenStream {
 /// `par_device!`: a `par!` whose elements stay on the device when it runs there (a
 /// `DeviceVec`). With transforms, whose last step runs on the host, the result is uploaded once.
 fn device_result(input: TokenStream, rt: &TokenStream) -> Result<TokenStream, syn::Error> {
-    if parts::has_transforms(&input) && single_branch(&input) {
-        let collected = parts::expand("par", TokenStream::new(), input, rt)?;
+    if desugar::has_transforms(&input) && single_branch(&input) {
+        let collected = desugar::expand("par", TokenStream::new(), input, rt)?;
         return Ok(quote! { #rt::DeviceVec::from_vec(#collected) });
     }
     // The head's tokens (up to the first `|` outside any group), for an error pointing at them.
@@ -131,8 +131,8 @@ fn expand_family(
     } else {
         (TokenStream::new(), input.clone())
     };
-    if parts::has_transforms(&rest) && single_branch(&rest) {
-        return parts::expand(name, prefix, rest, rt);
+    if desugar::has_transforms(&rest) && single_branch(&rest) {
+        return desugar::expand(name, prefix, rest, rt);
     }
     let compiled = plan_of(name, input).and_then(require_device)?;
     Ok(back::rust::emit(&compiled, rt))
@@ -162,8 +162,8 @@ fn by_key(name: &str, input: TokenStream, rt: &TokenStream) -> Result<TokenStrea
 /// unused.
 pub fn par_explain(input: TokenStream) -> TokenStream {
     let mentions = syntax::mentioned_variables(&input);
-    let explained = if parts::has_transforms(&input) && single_branch(&input) {
-        parts::explain(input, &runtime_path())
+    let explained = if desugar::has_transforms(&input) && single_branch(&input) {
+        desugar::explain(input, &runtime_path())
     } else {
         compile(input, Terminal::Collect).map(|compiled| compiled.explain())
     };

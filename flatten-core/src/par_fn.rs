@@ -16,7 +16,7 @@ use crate::analysis::device::DeviceCtx;
 use crate::back::kernel::Body;
 use crate::back::kernel::ExprWriter;
 use crate::error::error_spanned;
-use crate::plan::device::{Constraint, NotDevice};
+use crate::plan::kernel_ir::{Constraint, NotDevice};
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::spanned::Spanned;
@@ -101,13 +101,13 @@ fn compile(function: &syn::ItemFn) -> Result<Unit, Vec<syn::Error>> {
             let class = lower.ctx.class();
             lower
                 .ctx
-                .constrain(Constraint::Capture(class, crate::plan::device::CaptureId(k as u32)));
+                .constrain(Constraint::Capture(class, crate::plan::kernel_ir::CaptureId(k as u32)));
             let pattern = lower.bind_param(&typed.pat, class)?;
             params.push((pattern, class));
         }
         let result = lower.ctx.class();
         let n = function.sig.inputs.len() as u32;
-        lower.ctx.constrain(Constraint::Capture(result, crate::plan::device::CaptureId(n)));
+        lower.ctx.constrain(Constraint::Capture(result, crate::plan::kernel_ir::CaptureId(n)));
         lower.ctx.return_class = Some(result);
         let body = lower.block(&function.block)?;
         lower.ctx.same(body.class, result);

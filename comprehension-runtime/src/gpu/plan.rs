@@ -49,7 +49,7 @@ pub use super::types::Prim;
 /// the contract's kinds, shared with the macro.
 pub use parcomp_contract::{CaptureKind, ReduceKind, RootKind};
 
-/// How the macro relates the classes (see `flatten_core::plan::device::Constraint`).
+/// How the macro relates the classes (see `flatten_core::plan::kernel_ir::Constraint`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Constraint {
     /// Both classes are one type.

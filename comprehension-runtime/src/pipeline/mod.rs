@@ -13,7 +13,7 @@ mod expand;
 mod filter;
 mod head;
 mod nested;
-mod reduce;
+mod reducers;
 mod root;
 
 pub use bind::{Bind, BindBody};
@@ -21,9 +21,10 @@ pub use expand::{ElementMap, Expand, ExpandBody, Generator, Identity, Invariant}
 pub use filter::{Filter, FilterBody};
 pub use head::{Comprehension, MapBody};
 pub use nested::{ContextRoot, Enclosing, NestBody, Nested};
-pub(crate) use reduce::ReduceFolder;
-pub use reduce::{
-    All, Any, CollectVec, Count, DevicePartial, Fold, Max, Min, Product, Reducer, Sum,
+pub(crate) use reducers::ReduceFolder;
+pub use reducers::{
+    All, Any, CollectVec, Count, DevicePartial, Fold, MaxReducer, MinReducer, ProductReducer,
+    Reducer, SumReducer,
 };
 pub use root::{source, Root};
 
@@ -320,7 +321,7 @@ impl<P: Stage> Pipeline<P> {
     /// over the inner comprehension that `inner` builds from the context. The inner
     /// comprehensions run inside the enclosing comprehension's run, not one run per context
     /// (see `nested.rs`). `par![par_sum![v * x[c] | (c, v) <- m.row(i)] | i <- 0..n]` becomes
-    /// `.nested(|p| p.expand(|&i| m.row(i)).map(|(_, (c, v))| v * x[c]), Sum::new())`.
+    /// `.nested(|p| p.expand(|&i| m.row(i)).map(|(_, (c, v))| v * x[c]), SumReducer::new())`.
     pub fn nested<F, I, H, V, R>(self, inner: F, reducer: R) -> Pipeline<Nested<P, I, H, R>>
     where
         F: FnOnce(Pipeline<ContextRoot<P::Item>>) -> Comprehension<I, H>,

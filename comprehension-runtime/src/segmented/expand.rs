@@ -9,8 +9,8 @@
 //! pieces of rows cut by chunk boundaries are combined in order afterwards (see
 //! [`reduce_rows`](super::reduce_rows)).
 
-use super::reduce::reduce_by_offsets;
 use super::scan::offsets_from_sizes;
+use super::segmented_reduce::reduce_by_offsets;
 use super::{alloc, parallel_blocks, rayon_backend, SEQUENTIAL_CUTOFF};
 use crate::pipeline::source;
 use crate::site::Site;

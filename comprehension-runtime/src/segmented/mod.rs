@@ -70,16 +70,16 @@
 mod expand;
 mod iota;
 mod monoid;
-pub(crate) mod reduce;
 mod scan;
+pub(crate) mod segmented_reduce;
 mod segmented_scan;
 mod sort;
 
 pub use expand::{expand, expand_outer_reduce, expand_reduce};
 pub use iota::{replicated_iota, segmented_iota};
 pub use monoid::{BitAnd, BitOr, BitXor, Max, Min, Monoid, Product, Sum};
-pub use reduce::{reduce_rows, segmented_reduce};
 pub use scan::{scan_exclusive, scan_inclusive};
+pub use segmented_reduce::{reduce_rows, segmented_reduce};
 pub use segmented_scan::segmented_scan;
 pub use sort::sort_permutation;
 pub(crate) use sort::sort_permutation_at;

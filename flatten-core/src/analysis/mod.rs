@@ -16,7 +16,7 @@ mod scope;
 mod zip;
 
 use crate::error::{error, error_spanned, Errors};
-use crate::plan::device::{Class, Constraint, DExpr, DPat, NotDevice, PlanExpr, Prim, VarId};
+use crate::plan::kernel_ir::{Class, Constraint, DExpr, DPat, NotDevice, PlanExpr, Prim, VarId};
 use crate::plan::{
     Compiled, DeviceUnit, Marker, Plan, Prelude, ReduceOp, Slot, Step, StepKind, Terminal, Var,
 };
@@ -95,12 +95,12 @@ pub(crate) struct Analyzer<'e> {
     /// Why the device cannot run the comprehension.
     not_device: Vec<NotDevice>,
     /// The variables that hold a row of an array of rows of the caller, and the array.
-    rows: HashMap<VarId, crate::plan::device::CaptureId>,
+    rows: HashMap<VarId, crate::plan::kernel_ir::CaptureId>,
     /// When the first generator's variables are rows (`row <- &m` read by a later generator):
     /// the array.
-    root_rows: Option<crate::plan::device::CaptureId>,
+    root_rows: Option<crate::plan::kernel_ir::CaptureId>,
     /// The array of rows of the generator being analysed, whose variable holds a row.
-    pending_row: Option<crate::plan::device::CaptureId>,
+    pending_row: Option<crate::plan::kernel_ir::CaptureId>,
 }
 
 impl Analyzer<'_> {
@@ -452,14 +452,14 @@ impl Analyzer<'_> {
         rows: bool,
         scope: &Scope,
         whole: &Expr,
-    ) -> Option<Result<crate::plan::device::DGenerator, NotDevice>> {
+    ) -> Option<Result<crate::plan::kernel_ir::DGenerator, NotDevice>> {
         let form = match kind {
             StepKind::Root(form) | StepKind::Product(form) | StepKind::Expand(form) => form,
             StepKind::Zip(_) => {
                 let class = self.device.class();
                 self.device.constrain(Constraint::Root(class));
-                return Some(Ok(crate::plan::device::DGenerator {
-                    source: crate::plan::device::DSource::Root { class },
+                return Some(Ok(crate::plan::kernel_ir::DGenerator {
+                    source: crate::plan::kernel_ir::DSource::Root { class },
                     maps: Vec::new(),
                     class,
                 }));

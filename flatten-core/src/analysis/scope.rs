@@ -3,7 +3,7 @@
 use super::free_vars;
 use super::generator::{Classifier, Form};
 use crate::error::{error, Errors};
-use crate::plan::device::VarId;
+use crate::plan::kernel_ir::VarId;
 use crate::syntax::bound_names;
 use std::collections::HashSet;
 use syn::{Expr, Ident, Pat};

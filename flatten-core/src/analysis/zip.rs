@@ -136,7 +136,7 @@ impl Analyzer<'_> {
             computed.head_uses =
                 yielded.iter().filter_map(|n| branch_scope.lookup(&n.to_string())).collect();
             // A computed branch runs on the host, before the zip: its elements are the zip's.
-            computed.head = crate::plan::device::PlanExpr {
+            computed.head = crate::plan::kernel_ir::PlanExpr {
                 device: Err(super::device::not_device(
                     branch.bar,
                     "is a branch computed before the zip",

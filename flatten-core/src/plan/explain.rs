@@ -1,7 +1,7 @@
 //! `par_explain!`: the plan as a table a person can read.
 
 use super::{Compiled, Plan, Prelude, StepKind, Terminal};
-use crate::plan::device::VarId;
+use crate::plan::kernel_ir::VarId;
 use crate::text::text;
 use std::fmt::Write;
 

@@ -7,11 +7,11 @@
 //! the head become inner plans, each reduced once per context inside the enclosing run. A plan
 //! prints as a readable table ([`Compiled::explain`]), which is what `par_explain!` returns.
 
-pub mod device;
 mod explain;
+pub mod kernel_ir;
 
 use crate::analysis::generator::Form;
-use device::{Capture, Class, Constraint, DGenerator, NotDevice, PlanExpr, VarId};
+use kernel_ir::{Capture, Class, Constraint, DGenerator, NotDevice, PlanExpr, VarId};
 use proc_macro2::Span;
 use syn::{Expr, Ident, Pat};
 
@@ -49,7 +49,7 @@ pub struct DeviceUnit {
     pub locals: Vec<(String, Class)>,
     /// When the first generator's variable holds rows of an array of rows of the caller: that
     /// array (its rows are the first generator's elements on the device).
-    pub root_rows: Option<device::CaptureId>,
+    pub root_rows: Option<kernel_ir::CaptureId>,
 }
 
 /// How a comprehension asked to be placed.
@@ -162,11 +162,11 @@ pub enum Terminal {
 #[derive(Clone, Debug)]
 pub struct ReduceOp {
     /// The first and second arguments.
-    pub params: (device::DPat, device::DPat),
+    pub params: (kernel_ir::DPat, kernel_ir::DPat),
     /// The result.
-    pub body: device::DExpr,
+    pub body: kernel_ir::DExpr,
     /// The identity.
-    pub identity: device::DExpr,
+    pub identity: kernel_ir::DExpr,
 }
 
 impl Terminal {

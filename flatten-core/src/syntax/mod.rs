@@ -5,17 +5,17 @@
 //! each part is then parsed qualifier by qualifier (`qualifier`), telling a generator
 //! `x <- xs` from a comparison `x < -xs` by the spacing of `<` and `-`.
 
-mod parts;
 mod pattern;
+mod peek;
 mod qualifier;
-mod reduce;
+mod reduce_args;
 mod split;
 mod transform;
 
-pub use parts::{by_key_arguments, mentioned_variables};
-pub(crate) use parts::{split_head, split_top_level};
 pub use pattern::bound_names;
-pub use reduce::reduce_arguments;
+pub use peek::{by_key_arguments, mentioned_variables};
+pub(crate) use peek::{split_head, split_top_level};
+pub use reduce_args::reduce_arguments;
 pub(crate) use transform::starts_transform;
 
 use crate::error::{error, error_spanned, Errors};

@@ -9,7 +9,7 @@
 use super::lower::{strip_ref, Lower};
 use super::not_device;
 use crate::analysis::generator::{Form, IndexSource, PlaceOp, PlaceRoot};
-use crate::plan::device::{CaptureKind, Constraint, DGenerator, DSource, NotDevice, Prim};
+use crate::plan::kernel_ir::{CaptureKind, Constraint, DGenerator, DSource, NotDevice, Prim};
 use crate::text::text;
 use syn::spanned::Spanned;
 use syn::Expr;
@@ -47,7 +47,7 @@ pub(crate) fn lower_rows(
     lower: &mut Lower<'_>,
     form: &Form,
     root: bool,
-) -> Option<(DGenerator, crate::plan::device::CaptureId)> {
+) -> Option<(DGenerator, crate::plan::kernel_ir::CaptureId)> {
     if !form.maps.is_empty() {
         return None;
     }
@@ -76,7 +76,7 @@ fn index_source(
     lower: &mut Lower<'_>,
     source: &IndexSource,
     whole: &Expr,
-) -> Result<(DSource, crate::plan::device::Class), NotDevice> {
+) -> Result<(DSource, crate::plan::kernel_ir::Class), NotDevice> {
     match source {
         IndexSource::Range { start, end, inclusive } => {
             let start = lower.expr(start)?;
@@ -114,8 +114,8 @@ fn index_source(
                     SUBSET,
                 ));
             };
-            let row = crate::plan::device::DExpr {
-                kind: crate::plan::device::DKind::Var(var),
+            let row = crate::plan::kernel_ir::DExpr {
+                kind: crate::plan::kernel_ir::DKind::Var(var),
                 class: lower.var_class(var),
             };
             let class = lower.ctx.class();
@@ -162,7 +162,7 @@ fn index_source(
 fn collection(
     lower: &mut Lower<'_>,
     expr: &Expr,
-) -> Result<(DSource, crate::plan::device::Class), NotDevice> {
+) -> Result<(DSource, crate::plan::kernel_ir::Class), NotDevice> {
     let capture = lower.ctx.capture(strip_ref(expr), CaptureKind::Slice);
     let class = lower.ctx.class();
     lower.ctx.constrain(Constraint::Element(class, capture));

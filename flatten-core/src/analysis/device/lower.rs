@@ -3,13 +3,13 @@
 //! Names are resolved here, once: a local of the expression (a block's `let`, a closure's
 //! parameter, a match binding), a comprehension variable, or — for anything else — a value
 //! captured from the caller. Every node gets a class, constrained as Rust's typing of the
-//! primitive operations demands (the runtime solves them; see `plan::device`).
+//! primitive operations demands (the runtime solves them; see `plan::kernel_ir`).
 
 use super::methods::{self, Typing};
 use super::{not_device, DeviceCtx};
 use crate::analysis::generator::strip;
 use crate::analysis::scope::Scope;
-use crate::plan::device::{
+use crate::plan::kernel_ir::{
     ArmPattern, BinOp, CaptureId, CaptureKind, Class, Constraint, DArm, DExpr, DKind, DPat, DStmt,
     FaultSite, Literal, LocalId, Method, NotDevice, Prim, UnOp,
 };
@@ -53,12 +53,15 @@ pub(crate) struct Lower<'a> {
     context: Context,
     locals: Vec<Local>,
     /// The comprehension variables that hold a row of a captured array of rows.
-    rows: &'a std::collections::HashMap<crate::plan::device::VarId, crate::plan::device::CaptureId>,
+    rows: &'a std::collections::HashMap<
+        crate::plan::kernel_ir::VarId,
+        crate::plan::kernel_ir::CaptureId,
+    >,
 }
 
 /// No row variables.
 static NO_ROWS: std::sync::OnceLock<
-    std::collections::HashMap<crate::plan::device::VarId, crate::plan::device::CaptureId>,
+    std::collections::HashMap<crate::plan::kernel_ir::VarId, crate::plan::kernel_ir::CaptureId>,
 > = std::sync::OnceLock::new();
 
 type Lowered = Result<DExpr, NotDevice>;
@@ -75,8 +78,8 @@ impl<'a> Lower<'a> {
         scope: &'a Scope,
         vars: &'a [Var],
         rows: &'a std::collections::HashMap<
-            crate::plan::device::VarId,
-            crate::plan::device::CaptureId,
+            crate::plan::kernel_ir::VarId,
+            crate::plan::kernel_ir::CaptureId,
         >,
     ) -> Self {
         Lower {
@@ -96,7 +99,7 @@ impl<'a> Lower<'a> {
     }
 
     /// The class of comprehension variable `var`.
-    pub(crate) fn var_class(&self, var: crate::plan::device::VarId) -> Class {
+    pub(crate) fn var_class(&self, var: crate::plan::kernel_ir::VarId) -> Class {
         self.vars[var.0 as usize].class
     }
 
@@ -105,7 +108,7 @@ impl<'a> Lower<'a> {
     pub(crate) fn row_variable(
         &self,
         expr: &Expr,
-    ) -> Option<(crate::plan::device::VarId, crate::plan::device::CaptureId)> {
+    ) -> Option<(crate::plan::kernel_ir::VarId, crate::plan::kernel_ir::CaptureId)> {
         let Expr::Path(p) = strip_ref(expr) else { return None };
         if p.qself.is_some() || p.path.segments.len() != 1 {
             return None;
@@ -305,7 +308,7 @@ impl<'a> Lower<'a> {
     fn assignment(
         &mut self,
         target: &Expr,
-        op: Option<(crate::plan::device::BinOp, &syn::BinOp)>,
+        op: Option<(crate::plan::kernel_ir::BinOp, &syn::BinOp)>,
         value: &Expr,
         whole: &Expr,
     ) -> Result<DStmt, NotDevice> {
@@ -342,8 +345,10 @@ impl<'a> Lower<'a> {
                 value
             }
             Some((op, _)) => {
-                if !matches!(op, crate::plan::device::BinOp::Shl | crate::plan::device::BinOp::Shr)
-                {
+                if !matches!(
+                    op,
+                    crate::plan::kernel_ir::BinOp::Shl | crate::plan::kernel_ir::BinOp::Shr
+                ) {
                     self.ctx.same(value.class, class);
                 }
                 let site = op.faults().then(|| self.ctx.fault(text(whole)));
@@ -755,7 +760,7 @@ impl<'a> Lower<'a> {
 
     /// An assignment statement (`x = v`, `x += v`), lowered; `None` for other expressions.
     fn statement(&mut self, expr: &Expr) -> Result<Option<DStmt>, NotDevice> {
-        use crate::plan::device::BinOp;
+        use crate::plan::kernel_ir::BinOp;
         match strip(expr) {
             Expr::Assign(a) => Ok(Some(self.assignment(&a.left, None, &a.right, expr)?)),
             Expr::Binary(b) => {
@@ -1159,7 +1164,7 @@ impl<'a> Lower<'a> {
         &mut self,
         f: &Expr,
         element: Class,
-    ) -> Result<(crate::plan::device::DMap, Class), NotDevice> {
+    ) -> Result<(crate::plan::kernel_ir::DMap, Class), NotDevice> {
         match strip(f) {
             Expr::Closure(c) if c.inputs.len() == 1 => {
                 let depth = self.locals.len();
@@ -1167,7 +1172,7 @@ impl<'a> Lower<'a> {
                     let pattern = self.bind_pattern(&c.inputs[0], element)?;
                     let body = self.expr(&c.body)?;
                     let class = body.class;
-                    Ok((crate::plan::device::DMap::Closure(pattern, body), class))
+                    Ok((crate::plan::kernel_ir::DMap::Closure(pattern, body), class))
                 })();
                 self.locals.truncate(depth);
                 result
@@ -1179,7 +1184,7 @@ impl<'a> Lower<'a> {
                 self.ctx.same(param, element);
                 let class = self.ctx.class();
                 self.ctx.constrain(Constraint::Return(class, id));
-                Ok((crate::plan::device::DMap::ParFn(id, class), class))
+                Ok((crate::plan::kernel_ir::DMap::ParFn(id, class), class))
             }
             other => Err(not_device(
                 other.span(),

@@ -5,7 +5,7 @@
 //! `scalar.h`, chosen when the class is known). `i64::max(a, b)` is the method `max` with the
 //! receiver `a` of class `i64`.
 
-use crate::plan::device::Prim;
+use crate::plan::kernel_ir::Prim;
 
 /// How a method types its result and its arguments beyond the receiver.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,12 +1,12 @@
 //! The device subset: which parts of a comprehension a device can run, lowered into the kernel
-//! IR of [`crate::plan::device`].
+//! IR of [`crate::plan::kernel_ir`].
 //!
 //! - [`lower`]: expressions (arithmetic, comparisons, casts, tuples, `if`, `match`, blocks,
 //!   numeric methods, indexing captured collections, `#[par_fn]` calls);
 //! - [`methods`]: the numeric methods and how they type;
 //! - [`generator`]: generators (ranges, `step_by`, `rev`, `map`, captured collections, rows).
 //!
-//! Anything outside the subset is a [`NotDevice`](crate::plan::device::NotDevice) with a span,
+//! Anything outside the subset is a [`NotDevice`](crate::plan::kernel_ir::NotDevice) with a span,
 //! a reason and a help line: the comprehension then runs on the CPU and says why, or, under
 //! `@gpu`, the reasons are compile errors.
 //!
@@ -18,7 +18,7 @@ pub(crate) mod generator;
 pub(crate) mod lower;
 pub(crate) mod methods;
 
-use crate::plan::device::{
+use crate::plan::kernel_ir::{
     Capture, CaptureId, CaptureKind, Class, Constraint, FaultSite, NotDevice, ParFnId, Prim,
 };
 use crate::text::text;
@@ -41,7 +41,7 @@ pub(crate) struct DeviceCtx {
     /// The text of each fault site.
     pub(crate) faults: Vec<String>,
     /// The name and class of each local made so far.
-    pub(crate) locals: Vec<(String, crate::plan::device::Class)>,
+    pub(crate) locals: Vec<(String, crate::plan::kernel_ir::Class)>,
     /// In a `#[par_fn]`: the class of its result (what `return` gives).
     pub(crate) return_class: Option<Class>,
 }
@@ -104,10 +104,10 @@ impl DeviceCtx {
     pub(crate) fn local(
         &mut self,
         name: &str,
-        class: crate::plan::device::Class,
-    ) -> crate::plan::device::LocalId {
+        class: crate::plan::kernel_ir::Class,
+    ) -> crate::plan::kernel_ir::LocalId {
         self.locals.push((name.to_string(), class));
-        crate::plan::device::LocalId(self.locals.len() as u32 - 1)
+        crate::plan::kernel_ir::LocalId(self.locals.len() as u32 - 1)
     }
 
     /// The capture of `expr` read as `kind` (one per expression and kind).

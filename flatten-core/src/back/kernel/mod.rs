@@ -21,7 +21,7 @@ pub mod ops;
 pub mod types;
 mod writer;
 
-use crate::plan::device::{Class, DExpr, DGenerator, DSource, PlanExpr, VarId};
+use crate::plan::kernel_ir::{Class, DExpr, DGenerator, DSource, PlanExpr, VarId};
 use crate::plan::{Compiled, Plan, Slot, Step, StepKind, Terminal};
 use std::collections::BTreeSet;
 use types::{class, ty};

@@ -7,7 +7,7 @@
 //! that can fault take the fault word and the number of the check first.
 
 use super::types::class;
-use crate::plan::device::{BinOp, Class, UnOp};
+use crate::plan::kernel_ir::{BinOp, Class, UnOp};
 
 /// `PC_OP(op, C)`.
 pub fn op(name: &str, c: Class) -> String {

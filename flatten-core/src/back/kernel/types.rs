@@ -4,7 +4,7 @@
 //! once it has solved the classes; `PC_T(PC_C3)` is then the C type and `PC_OP(add, PC_C3)`
 //! the operation. So the source is written once, before any type is known.
 
-use crate::plan::device::{Class, Literal};
+use crate::plan::kernel_ir::{Class, Literal};
 
 /// The macro naming a class.
 pub fn class(c: Class) -> String {

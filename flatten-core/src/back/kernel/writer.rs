@@ -8,7 +8,7 @@
 use super::keywords;
 use super::ops;
 use super::types::{self, class, ty};
-use crate::plan::device::{
+use crate::plan::kernel_ir::{
     ArmPattern, CaptureId, Class, DExpr, DGenerator, DKind, DMap, DPat, DSource, DStmt, LocalId,
     VarId,
 };
@@ -156,7 +156,7 @@ impl<'c> ExprWriter<'c> {
     }
 
     /// How a fault site is written.
-    fn site(&self, site: crate::plan::device::FaultSite) -> String {
+    fn site(&self, site: crate::plan::kernel_ir::FaultSite) -> String {
         if self.par_fn {
             format!("(PCF_FAULT_BASE + {}u)", site.0)
         } else {
@@ -197,7 +197,7 @@ impl<'c> ExprWriter<'c> {
                 let parts = self.operands(&[a, b], body);
                 let (sa, sb) = (parts[0].clone(), parts[1].clone());
                 match op {
-                    crate::plan::device::BinOp::Shl | crate::plan::device::BinOp::Shr => {
+                    crate::plan::kernel_ir::BinOp::Shl | crate::plan::kernel_ir::BinOp::Shr => {
                         let amount = ops::shift_amount(b.class, &sb);
                         ops::binary(*op, a.class, site.map(|s| self.site(s)), &sa, &amount)
                     }
@@ -473,7 +473,7 @@ impl<'c> ExprWriter<'c> {
         &mut self,
         c: Class,
         scrutinee: &DExpr,
-        arms: &[crate::plan::device::DArm],
+        arms: &[crate::plan::kernel_ir::DArm],
         body: &mut Body,
     ) -> String {
         let s = self.expr(scrutinee, body);

@@ -28,7 +28,7 @@ mod offload;
 pub(crate) use offload::constraint;
 
 use crate::analysis::generator::{Form, IndexSource, PlaceOp, PlaceRoot};
-use crate::plan::device::VarId;
+use crate::plan::kernel_ir::VarId;
 use crate::plan::{Compiled, Plan, Prelude, Slot, StepKind, Terminal, ZipBranch};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
@@ -225,10 +225,10 @@ fn stages(
 fn reducer(terminal: &Terminal, rt: &TokenStream) -> TokenStream {
     match terminal {
         Terminal::Collect => quote! { #rt::CollectVec },
-        Terminal::Sum => quote! { #rt::Sum::new() },
-        Terminal::Product => quote! { #rt::Product::new() },
-        Terminal::Min => quote! { #rt::Min::new() },
-        Terminal::Max => quote! { #rt::Max::new() },
+        Terminal::Sum => quote! { #rt::SumReducer::new() },
+        Terminal::Product => quote! { #rt::ProductReducer::new() },
+        Terminal::Min => quote! { #rt::MinReducer::new() },
+        Terminal::Max => quote! { #rt::MaxReducer::new() },
         Terminal::Count => quote! { #rt::Count },
         Terminal::Any => quote! { #rt::Any },
         Terminal::All => quote! { #rt::All },

@@ -15,7 +15,7 @@
 
 use crate::analysis::device::generator::root_is_range;
 use crate::back::kernel::{self, CompManifest, ReduceKind, TerminalManifest};
-use crate::plan::device::{CaptureKind, Constraint, Prim};
+use crate::plan::kernel_ir::{CaptureKind, Constraint, Prim};
 use crate::plan::{Compiled, Marker, StepKind};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};

@@ -7,6 +7,10 @@
 //! `par_reduce!` run, at the top level and nested in the head of another comprehension — and a
 //! nested `par!` gathers the elements of each outer element with [`CollectVec`].
 //!
+//! Named `SumReducer`, `MinReducer`, ...: `parcomp::segmented`'s `Sum`, `Min`, ... are another
+//! thing, the monoids a user hands to the segmented primitives (`Min` there has an identity,
+//! `MAX`; `MinReducer` here returns `None` for no element, as `par_min!` does).
+//!
 //! Floating-point addition and multiplication are not associative: in parallel the elements
 //! are added in a different grouping than in a sequential loop, so float sums and products may
 //! differ from the sequential result in the last bits (the order of the elements is kept).
@@ -57,17 +61,17 @@ pub enum DevicePartial<T> {
 }
 
 /// `par_sum!`: `+=`, starting from the empty sum (zero).
-pub struct Sum<T>(T);
+pub struct SumReducer<T>(T);
 
-impl<T: IterSum> Sum<T> {
+impl<T: IterSum> SumReducer<T> {
     /// A sum of `T`s.
     #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
-        Sum(std::iter::empty::<T>().sum())
+        SumReducer(std::iter::empty::<T>().sum())
     }
 }
 
-impl<T> Reducer<T> for Sum<T>
+impl<T> Reducer<T> for SumReducer<T>
 where
     T: AddAssign + Clone + Send + Sync,
 {
@@ -97,17 +101,17 @@ where
 }
 
 /// `par_product!`: `*=`, starting from the empty product (one).
-pub struct Product<T>(T);
+pub struct ProductReducer<T>(T);
 
-impl<T: IterProduct> Product<T> {
+impl<T: IterProduct> ProductReducer<T> {
     /// A product of `T`s.
     #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
-        Product(std::iter::empty::<T>().product())
+        ProductReducer(std::iter::empty::<T>().product())
     }
 }
 
-impl<T> Reducer<T> for Product<T>
+impl<T> Reducer<T> for ProductReducer<T>
 where
     T: MulAssign + Clone + Send + Sync,
 {
@@ -163,17 +167,17 @@ fn unordered<T: PartialOrd>(value: &T) -> bool {
 /// every element is (the first NaN then). The same holds for any `PartialOrd` type: values
 /// that are not ordered with themselves are ignored. `-0.0` and `+0.0` are equal: the first
 /// one wins.
-pub struct Min<T>(PhantomData<fn(T)>);
+pub struct MinReducer<T>(PhantomData<fn(T)>);
 
-impl<T> Min<T> {
+impl<T> MinReducer<T> {
     /// The least `T`.
     #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
-        Min(PhantomData)
+        MinReducer(PhantomData)
     }
 }
 
-impl<T: PartialOrd + Send> Reducer<T> for Min<T> {
+impl<T: PartialOrd + Send> Reducer<T> for MinReducer<T> {
     type Acc = Option<T>;
     type Result = Option<T>;
     fn identity(&self) -> Option<T> {
@@ -206,18 +210,18 @@ impl<T: PartialOrd + Send> Reducer<T> for Min<T> {
 }
 
 /// `par_max!`: the greatest element, the last of equals (as [`Iterator::max`]); `None` when
-/// there is no element. NaN is ignored as in [`Min`].
-pub struct Max<T>(PhantomData<fn(T)>);
+/// there is no element. NaN is ignored as in [`MinReducer`].
+pub struct MaxReducer<T>(PhantomData<fn(T)>);
 
-impl<T> Max<T> {
+impl<T> MaxReducer<T> {
     /// The greatest `T`.
     #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
-        Max(PhantomData)
+        MaxReducer(PhantomData)
     }
 }
 
-impl<T: PartialOrd + Send> Reducer<T> for Max<T> {
+impl<T: PartialOrd + Send> Reducer<T> for MaxReducer<T> {
     type Acc = Option<T>;
     type Result = Option<T>;
     fn identity(&self) -> Option<T> {
@@ -478,19 +482,19 @@ mod tests {
     #[test]
     fn reducers_agree_with_iterators() {
         let xs = [3i64, -1, 4, 1, -5, 9];
-        assert_eq!(fold(&Sum::new(), &xs), xs.iter().sum::<i64>());
-        assert_eq!(fold(&Product::new(), &xs), xs.iter().product::<i64>());
-        assert_eq!(fold(&Min::new(), &xs), xs.iter().copied().min());
-        assert_eq!(fold(&Max::new(), &xs), xs.iter().copied().max());
-        assert_eq!(fold(&Min::<i64>::new(), &[]), None);
+        assert_eq!(fold(&SumReducer::new(), &xs), xs.iter().sum::<i64>());
+        assert_eq!(fold(&ProductReducer::new(), &xs), xs.iter().product::<i64>());
+        assert_eq!(fold(&MinReducer::new(), &xs), xs.iter().copied().min());
+        assert_eq!(fold(&MaxReducer::new(), &xs), xs.iter().copied().max());
+        assert_eq!(fold(&MinReducer::<i64>::new(), &[]), None);
         assert_eq!(fold(&Count, &xs), 6);
         assert!(fold(&Any, &[false, true]));
         assert!(!fold(&All, &[true, false]));
         assert!(fold(&All, &[]));
         assert_eq!(fold(&Fold::new(0, |a: i64, b| a.max(b)), &xs), 9);
         assert_eq!(fold(&CollectVec, &xs), xs.to_vec());
-        assert_eq!(fold(&Sum::<f64>::new(), &[]), 0.0);
-        assert_eq!(fold(&Product::<u8>::new(), &[]), 1);
+        assert_eq!(fold(&SumReducer::<f64>::new(), &[]), 0.0);
+        assert_eq!(fold(&ProductReducer::<u8>::new(), &[]), 1);
     }
 
     #[test]
@@ -505,8 +509,8 @@ mod tests {
             &[f64::INFINITY, nan, f64::NEG_INFINITY],
         ];
         for xs in cases {
-            let min = fold(&Min::new(), xs).expect("not empty");
-            let max = fold(&Max::new(), xs).expect("not empty");
+            let min = fold(&MinReducer::new(), xs).expect("not empty");
+            let max = fold(&MaxReducer::new(), xs).expect("not empty");
             let fmin = xs.iter().copied().fold(nan, f64::min);
             let fmax = xs.iter().copied().fold(nan, f64::max);
             assert_eq!(min.is_nan(), fmin.is_nan(), "{xs:?}");
@@ -518,17 +522,17 @@ mod tests {
             // Every split combines to the same result.
             for cut in 0..=xs.len() {
                 let (a, b) = xs.split_at(cut);
-                let m = Min::new();
+                let m = MinReducer::new();
                 let split = m.combine(fold(&m, a), fold(&m, b)).expect("not empty");
                 assert_eq!(split.to_bits(), min.to_bits(), "{xs:?} cut at {cut}");
-                let m = Max::new();
+                let m = MaxReducer::new();
                 let split = m.combine(fold(&m, a), fold(&m, b)).expect("not empty");
                 assert_eq!(split.to_bits(), max.to_bits(), "{xs:?} cut at {cut}");
             }
         }
         // The first of equal zeros for min, the last for max.
-        assert!(fold(&Min::new(), &[-0.0f64, 0.0]).unwrap().is_sign_negative());
-        assert!(fold(&Max::new(), &[-0.0f64, 0.0]).unwrap().is_sign_positive());
+        assert!(fold(&MinReducer::new(), &[-0.0f64, 0.0]).unwrap().is_sign_negative());
+        assert!(fold(&MaxReducer::new(), &[-0.0f64, 0.0]).unwrap().is_sign_positive());
     }
 
     #[test]
@@ -546,11 +550,11 @@ mod tests {
         let _ = by_first;
         // Derived Ord compares both fields, so make the ties explicit with equal keys.
         let ties = [Key(0, 0), Key(0, 0)];
-        assert_eq!(fold(&Min::new(), &ties).map(|k| k.tag()), Some(0));
-        assert_eq!(fold(&Min::new(), &items).map(|k| k.tag()), Some(1));
-        assert_eq!(fold(&Max::new(), &items).map(|k| k.tag()), Some(3));
+        assert_eq!(fold(&MinReducer::new(), &ties).map(|k| k.tag()), Some(0));
+        assert_eq!(fold(&MinReducer::new(), &items).map(|k| k.tag()), Some(1));
+        assert_eq!(fold(&MaxReducer::new(), &items).map(|k| k.tag()), Some(3));
         let (l, r) = (Some(Key(2, 7)), Some(Key(2, 7)));
-        assert_eq!(Max::new().combine(l.clone(), r.clone()), r);
-        assert_eq!(Min::new().combine(l.clone(), r), l);
+        assert_eq!(MaxReducer::new().combine(l.clone(), r.clone()), r);
+        assert_eq!(MinReducer::new().combine(l.clone(), r), l);
     }
 }
