@@ -14,16 +14,21 @@ crate is rebuilt.
 - `gens`: a comprehension with a chain of N dependent generators and a filter (N = 2, 4, 8,
   16), debug.
 
+With `--features opencl` (or `cuda`) the crates depend on parcomp with that feature: every
+comprehension then compiles its device half too.
+
 Each figure is the median of `--reps` builds (default 3), interleaved. Run from the repository
 root:
 
     python3 benches/compile_time.py [--reps N] [--only ten,one,lets,gens] [--lets 4,8,16,32]
+        [--features opencl]
 
 The time of an empty crate (the same dependencies, `fn main() {}`) is printed too and
 subtracted: what is left is what the comprehensions cost.
 """
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -181,13 +186,19 @@ def generators_source(count):
 EMPTY = "fn main() {}\n"
 
 
+FEATURES = []
+
+
 def write_crate(name, body):
+    suffix = "_" + "_".join(FEATURES) if FEATURES else ""
+    name = name + suffix
     path = os.path.join(WORK, name)
     os.makedirs(os.path.join(path, "src"), exist_ok=True)
     with open(os.path.join(path, "Cargo.toml"), "w") as f:
         f.write(
             f'[package]\nname = "{name}"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n\n'
-            f'[dependencies]\nparcomp = {{ path = "{ROOT}" }}\nrayon = "1"\n\n[workspace]\n'
+            f'[dependencies]\nparcomp = {{ path = "{ROOT}", features = {json.dumps(FEATURES)} }}\n'
+            'rayon = "1"\n\n[workspace]\n'
         )
     main = os.path.join(path, "src", "main.rs")
     with open(main, "w") as f:
@@ -225,8 +236,10 @@ def main():
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--only", default="ten,one,lets,gens")
     parser.add_argument("--lets", default="4,8,16,32", help="the lengths of the let chains")
+    parser.add_argument("--features", default="", help="parcomp's features, e.g. opencl")
     args = parser.parse_args()
     only = set(args.only.split(","))
+    FEATURES.extend(f for f in args.features.split(",") if f)
     os.makedirs(WORK, exist_ok=True)
 
     empty = write_crate("ct_empty", EMPTY)
