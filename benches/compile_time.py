@@ -267,24 +267,20 @@ def main():
             print(f"one comprehension ({k}): debug +{t[(k, False)] - base[('empty', False)]:.2f} s")
         print()
 
-    if "lets" in only:
-        counts = [int(c) for c in args.lets.split(",")]
-        crates = [(str(c), write_crate(f"ct_lets_{c}", lets_source(c))) for c in counts]
+    def chain_table(title, name, counts, source):
+        """Debug builds of one comprehension with a chain of `count` qualifiers."""
+        crates = [(str(c), write_crate(f"ct_{name}_{c}", source(c))) for c in counts]
         t = measure(crates, [False], args.reps)
-        print("| lets | debug build |")
+        print(f"| {title} | debug build |")
         print("|---:|---:|")
         for c in counts:
             print(f"| {c} | {t[(str(c), False)] - base[('empty', False)]:.2f} s |")
         print()
 
+    if "lets" in only:
+        chain_table("lets", "lets", [int(c) for c in args.lets.split(",")], lets_source)
     if "gens" in only:
-        counts = [2, 4, 8, 16]
-        crates = [(str(c), write_crate(f"ct_gens_{c}", generators_source(c))) for c in counts]
-        t = measure(crates, [False], args.reps)
-        print("| dependent generators | debug build |")
-        print("|---:|---:|")
-        for c in counts:
-            print(f"| {c} | {t[(str(c), False)] - base[('empty', False)]:.2f} s |")
+        chain_table("dependent generators", "gens", [2, 4, 8, 16], generators_source)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@
 //! otherwise. A range of children may start and end in the middle of a parent, so one huge row
 //! is shared by as many ranges as its size calls for.
 
-use super::tasks::{each_item, map_tasks};
+use super::tasks::{each_item, each_piece_mut, map_tasks};
 use crate::pipeline::{feed_each, Body, Folder};
 use crate::site::Site;
 use crate::source::Source;
@@ -80,8 +80,7 @@ impl Layout {
         };
         let sizes = &mut offsets[..n];
         if parallel {
-            each_item(sizes.chunks_mut(SIZE_BLOCK).collect(), |block, sizes| {
-                let first = block * SIZE_BLOCK;
+            each_piece_mut(sizes, SIZE_BLOCK, |first, sizes| {
                 for (i, size) in sizes.iter_mut().enumerate() {
                     *size = body.fanout(&parents.fetch(first + i));
                 }

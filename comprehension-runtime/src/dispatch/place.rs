@@ -30,11 +30,20 @@ pub(crate) fn host_executor() -> HostExecutor {
 pub(crate) fn ran_on_host(site: &'static Site, why: impl FnOnce() -> String) {
     let forced = selection();
     let capable = cfg!(any(feature = "opencl", feature = "cuda-api"));
+    if !trace::wanted() {
+        return;
+    }
     let reason = match forced {
         Some(b) if b.is_device() => Some(why()),
         None if capable => Some(why()),
         _ => None,
     };
+    trace::ran(site, host_backend(), reason);
+}
+
+/// Records that the comprehension at `site` ran on the host executor in effect (`reason`: why
+/// not on a device). Nothing is looked up when nothing reads the record.
+fn ran_on_host_executor(site: &'static Site, reason: Option<String>) {
     if trace::wanted() {
         trace::ran(site, host_backend(), reason);
     }
@@ -60,7 +69,8 @@ enum Placement {
 static NO_DEVICE_SAID: AtomicBool = AtomicBool::new(false);
 
 /// Whether the answer is the host and nothing needs its reason: in a build without a device
-/// backend, once that has been said (the first time, in full, by [`choose`]), when no device is
+/// backend (where only [`place`] asks [`choose`]: a primitive stays on the host there), once
+/// that has been said (the first time, in full, by [`choose`]), when no device is
 /// forced or required (those must fail loudly) and nothing reads the trace. A tiny
 /// comprehension then pays a few loads for its placement, not the sentences of its reason.
 fn host_without_words(forced: Option<Backend>, required: bool) -> bool {
@@ -93,9 +103,6 @@ fn place<T>(offload: &Offload<'_, T>, work: &mut dyn FnMut(u64) -> u64) -> Place
 /// that it is compiled once and not again for every comprehension.
 fn choose(forced: Option<Backend>, required: bool, work: &mut dyn FnMut(u64) -> u64) -> Placement {
     let forced_device = forced.filter(|b| b.is_device());
-    if host_without_words(forced, required) {
-        return Placement::Host(None);
-    }
     let found = match forced_device {
         Some(backend) => gpu::device_for(backend).map(|_| backend),
         None => gpu::automatic_device(),
@@ -176,9 +183,7 @@ pub(crate) fn primitive<R>(
         },
     };
     let out = host();
-    if trace::wanted() {
-        trace::ran(site, host_backend(), reason);
-    }
+    ran_on_host_executor(site, reason);
     out
 }
 
@@ -261,9 +266,7 @@ where
         }
     };
     let out = exec.collect(site, source, body);
-    if trace::wanted() {
-        trace::ran(site, host_backend(), reason);
-    }
+    ran_on_host_executor(site, reason);
     from_host(out)
 }
 
@@ -327,8 +330,6 @@ where
         }
     };
     let acc = exec.reduce(site, source, body, reducer);
-    if trace::wanted() {
-        trace::ran(site, host_backend(), reason);
-    }
+    ran_on_host_executor(site, reason);
     acc
 }

@@ -179,7 +179,7 @@ pub(crate) fn warn_once(site: &'static Site, backend: Backend, message: &str) {
 }
 
 fn device_of(backend: Backend) -> Result<&'static dyn Device, DeviceFailure> {
-    device(backend).map_err(|e| DeviceFailure::fatal(e.to_string()))
+    device(backend).map_err(DeviceFailure::from)
 }
 
 thread_local! {

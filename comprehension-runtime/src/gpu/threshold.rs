@@ -54,37 +54,42 @@ impl fmt::Display for ThresholdOrigin {
 }
 
 impl Threshold {
-    /// Why no work goes to the device, when its calibration found it slower than rayon.
-    /// Whether no work goes to the device ([`Threshold::never`] has a reason), without putting
-    /// the reason into words.
-    pub(crate) fn never_runs(&self) -> bool {
-        matches!((self.elements, &self.origin), (u64::MAX, ThresholdOrigin::Calibrated(_)))
-    }
-
-    pub(crate) fn never(&self) -> Option<String> {
+    /// The calibration that found the device slower than rayon, when that is why no work goes
+    /// to it.
+    fn slower_than_rayon(&self) -> Option<&'static super::calibrate::Calibration> {
         match (self.elements, &self.origin) {
-            (u64::MAX, ThresholdOrigin::Calibrated(c)) => {
-                // Written once per calibration: every comprehension that stays on the host
-                // says it, and a tiny one must not pay for formatting the figures each time.
-                static SAID: std::sync::Mutex<Vec<(usize, &'static str)>> =
-                    std::sync::Mutex::new(Vec::new());
-                let key = std::ptr::from_ref::<super::calibrate::Calibration>(c) as usize;
-                let mut said = SAID.lock().unwrap_or_else(|p| p.into_inner());
-                if let Some(&(_, why)) = said.iter().find(|(k, _)| *k == key) {
-                    return Some(why.to_string());
-                }
-                let why: &'static str = Box::leak(
-                    format!(
-                        "the device is slower than rayon on this machine (calibrated: {c}); \
-                         PARCOMP_DEVICE_MIN_WORK or set_device_threshold sends large work to it"
-                    )
-                    .into_boxed_str(),
-                );
-                said.push((key, why));
-                Some(why.to_string())
-            }
+            (u64::MAX, ThresholdOrigin::Calibrated(c)) => Some(c),
             _ => None,
         }
+    }
+
+    /// Whether no work goes to the device because it is slower than rayon ([`Threshold::never`]
+    /// has a reason), without putting the reason into words.
+    pub(crate) fn never_runs(&self) -> bool {
+        self.slower_than_rayon().is_some()
+    }
+
+    /// Why no work goes to the device, when its calibration found it slower than rayon.
+    pub(crate) fn never(&self) -> Option<String> {
+        let c = self.slower_than_rayon()?;
+        // Written once per calibration: every comprehension that stays on the host says it,
+        // and a tiny one must not pay for formatting the figures each time.
+        static SAID: std::sync::Mutex<Vec<(usize, &'static str)>> =
+            std::sync::Mutex::new(Vec::new());
+        let key = std::ptr::from_ref::<super::calibrate::Calibration>(c) as usize;
+        let mut said = SAID.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(&(_, why)) = said.iter().find(|(k, _)| *k == key) {
+            return Some(why.to_string());
+        }
+        let why: &'static str = Box::leak(
+            format!(
+                "the device is slower than rayon on this machine (calibrated: {c}); \
+                 PARCOMP_DEVICE_MIN_WORK or set_device_threshold sends large work to it"
+            )
+            .into_boxed_str(),
+        );
+        said.push((key, why));
+        Some(why.to_string())
     }
 }
 
