@@ -178,6 +178,7 @@ pub use comprehension_macros::{
     par, par_all, par_any, par_count, par_device, par_explain, par_fn, par_kernel, par_max,
     par_max_by_key, par_min, par_min_by_key, par_product, par_reduce, par_sum,
 };
+pub use comprehension_runtime::gpu::device::{DeviceError, DeviceErrorKind, DeviceInfo};
 pub use comprehension_runtime::gpu::{
     device_for as gpu_device, last_run_stats as gpu_stats, KernelCost, RunStats,
 };

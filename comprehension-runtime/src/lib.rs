@@ -3,8 +3,8 @@
 //! - [`Source`]: what a generator reads by index (ranges, slices, `Vec`s, arrays, [`Jagged`]
 //!   rows, and `map`/`step_by`/`rev` of those);
 //! - [`Jagged`]: an array of arrays as offsets + values;
-//! - [`pipeline`]: the chain of stages the macro emits (`source`, `expand`, `product`,
-//!   `filter`, `bind`, `map`, `collect`);
+//! - `pipeline`: the chain of stages the macro emits (`source`, `expand`, `product`, `filter`,
+//!   `bind`, `map`, `collect`), not a public API;
 //! - [`segmented`]: `expand`, `expand_reduce`, `expand_outer_reduce`, `replicated_iota`,
 //!   `segmented_iota`, `segmented_scan`, `segmented_reduce`, parallel scans and
 //!   `sort_permutation`, on slices;
@@ -21,6 +21,8 @@ mod dispatch;
 #[doc(hidden)]
 pub mod gpu;
 mod jagged;
+// The stages the emitted code chains: reached through `parcomp`'s macros, not named by users.
+#[doc(hidden)]
 pub mod pipeline;
 pub mod segmented;
 mod site;

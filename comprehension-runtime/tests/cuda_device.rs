@@ -5,12 +5,12 @@
 #![cfg(feature = "cuda-api")]
 
 use comprehension_runtime::gpu::device::{Arg, DeviceErrorKind};
-use comprehension_runtime::gpu::{cuda_device, prelude};
+use comprehension_runtime::gpu::{device, prelude};
 use comprehension_runtime::{with_backend, Backend};
 
 #[test]
 fn an_absent_driver_is_an_error_naming_what_was_searched() {
-    match cuda_device() {
+    match device(Backend::Cuda) {
         Ok(device) => println!("CUDA device present: {}", device.info()),
         Err(e) => {
             assert_eq!(e.kind, DeviceErrorKind::Unavailable, "{e}");
@@ -25,7 +25,7 @@ fn an_absent_driver_is_an_error_naming_what_was_searched() {
 
 #[test]
 fn forcing_cuda_without_a_device_panics_saying_so() {
-    if cuda_device().is_ok() {
+    if device(Backend::Cuda).is_ok() {
         return;
     }
     let result = std::panic::catch_unwind(|| {
@@ -42,7 +42,7 @@ fn forcing_cuda_without_a_device_panics_saying_so() {
 #[test]
 #[ignore = "needs an NVIDIA GPU: run with `--ignored` where one is present"]
 fn a_kernel_runs_and_reads_back_on_a_gpu() {
-    let device = cuda_device().unwrap_or_else(|e| panic!("no CUDA device: {e}"));
+    let device = device(Backend::Cuda).unwrap_or_else(|e| panic!("no CUDA device: {e}"));
     let source = format!(
         "{}\nPC_KERNEL void twice(PC_GLOBAL pc_u64* out, pc_u64 n, pc_u32 k) {{\n  pc_u64 i = PC_GLOBAL_ID();\n  if (i < n) out[i] = k * i + 1;\n}}\n",
         prelude()
@@ -72,7 +72,7 @@ fn child_old_driver() {
     if std::env::var_os(CHILD).is_none() {
         return;
     }
-    match cuda_device() {
+    match device(Backend::Cuda) {
         Ok(device) => panic!("opened {}", device.info()),
         Err(e) => println!("error: {e}"),
     }

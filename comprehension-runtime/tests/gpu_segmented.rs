@@ -232,3 +232,32 @@ fn the_automatic_choice_keeps_small_inputs_on_the_host() {
         "{reason}"
     );
 }
+
+#[test]
+fn a_primitive_meters_its_memory_like_a_comprehension_and_reuses_the_arena() {
+    if !support::present(Backend::OpenCl) {
+        return;
+    }
+    use comprehension_runtime::gpu::last_run_stats;
+    // Larger than any other test's buffers here, so the arena holds none that fit: the first
+    // run allocates.
+    let values: Vec<u64> = (0..1u64 << 21).collect();
+    let offsets: Vec<usize> = (0..=64).map(|r| r * values.len() / 64).collect();
+    let expected: Vec<u64> = offsets.windows(2).map(|w| values[w[0]..w[1]].iter().sum()).collect();
+    let rows = Jagged::from_parts(offsets, values.clone()).expect("valid offsets");
+    let reduce = || on_device("per-row sums", || Sum.reduce_rows(&rows));
+    let first = reduce();
+    let stats = last_run_stats().expect("the device run recorded its statistics");
+    assert_eq!(first, expected);
+    // The values, their segments and the tile aggregates are all held at once: the peak is at
+    // least the values and their segment ids, and it is what the run held at most, not the sum
+    // of everything it ever allocated.
+    let bytes = values.len() as u64 * 8;
+    assert!(stats.peak_memory >= 2 * bytes, "{stats:?}");
+    assert!(stats.peak_memory < 4 * bytes, "{stats:?}");
+    assert!(stats.allocations > 0, "{stats:?}");
+    // A second run right after draws its buffers from the arena the first gave them back to.
+    assert_eq!(reduce(), expected);
+    let again = last_run_stats().expect("the second run recorded its statistics");
+    assert_eq!(again.allocations, 0, "{again:?}");
+}

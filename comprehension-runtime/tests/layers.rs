@@ -152,3 +152,120 @@ fn every_module_names_only_layers_below_its_own() {
     assert!(checked > 50, "the check found only {checked} references: is it reading the sources?");
     assert!(faults.is_empty(), "the runtime's layers are crossed upwards:\n{}", faults.join("\n"));
 }
+
+/// The device backend's files, bottom up: each names only files before it. Three layers: the
+/// interfaces and the contract with the macro, the hardware behind one table, and the engine.
+const GPU_ORDER: &[&str] = &[
+    // The hardware interface and the contract with the macro.
+    "device",  // the Device and Queue traits
+    "types",   // device values, stored as columns
+    "plan",    // the static device plan the macro emits
+    "par_fn",  // the registry of #[par_fn]s
+    "fault",   // fault codes and their messages
+    "failure", // why a device did not run a comprehension
+    // The hardware, behind one table.
+    "opencl",
+    "cuda",
+    "devices",
+    // The engine.
+    "cache",
+    "program",
+    "arena",
+    "resident",
+    "host_data",
+    "output_codec",
+    "offload",
+    "infer",
+    "calibrate",
+    "threshold",
+    "executor",
+    "sinks",
+    "run",
+    "segmented",
+    "sort",
+];
+
+/// The files of `gpu/` that `code` (of a file at `depth` folders below `gpu/`) names through
+/// `super::` or `crate::gpu::`.
+fn named_gpu_modules(code: &str, depth: usize) -> Vec<String> {
+    let mut names = Vec::new();
+    let prefixes = ["super::".repeat(depth + 1), "crate::gpu::".to_string()];
+    for prefix in &prefixes {
+        let mut rest = code;
+        while let Some(at) = rest.find(prefix.as_str()) {
+            // `super::super::x` read as `super::` from one folder down is its own folder's.
+            let before = &rest[..at];
+            rest = &rest[at + prefix.len()..];
+            if prefix.starts_with("super") && before.ends_with("super::") {
+                continue;
+            }
+            if rest.starts_with("super::") {
+                continue;
+            }
+            if let Some(group) = rest.strip_prefix('{') {
+                let end = group.find('}').unwrap_or(group.len());
+                for path in group[..end].split(',') {
+                    names.push(path.trim().split("::").next().unwrap_or("").to_string());
+                }
+            } else {
+                let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+                names.push(rest[..end.unwrap_or(rest.len())].to_string());
+            }
+        }
+    }
+    names
+}
+
+#[test]
+fn the_device_backend_is_read_bottom_up() {
+    let gpu = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/gpu");
+    let mut files = Vec::new();
+    rust_files(&gpu, &mut files);
+    files.sort();
+    let position = |module: &str| GPU_ORDER.iter().position(|m| *m == module);
+    // What `gpu/mod.rs` re-exports, by the file it comes from (`super::device(..)` is
+    // `devices.rs`'s).
+    let mod_rs = std::fs::read_to_string(gpu.join("mod.rs")).unwrap();
+    let public = code(&mod_rs).replace("pub(crate) use ", "pub use ");
+    let reexports = root_reexports(&public);
+    let mut faults = Vec::new();
+    let mut checked = 0;
+    for file in &files {
+        let relative = file.strip_prefix(&gpu).unwrap();
+        let own = relative.components().next().unwrap().as_os_str().to_string_lossy();
+        let own = own.trim_end_matches(".rs").to_string();
+        if own == "mod" || own == "kernels" {
+            continue;
+        }
+        let Some(own_at) = position(&own) else {
+            faults.push(format!("gpu/{} is in no place of GPU_ORDER", relative.display()));
+            continue;
+        };
+        // `gpu/x.rs` and `gpu/x/mod.rs` reach gpu/ as `super::`; `gpu/x/y.rs` as `super::super::`.
+        let depth = relative.components().count() - 1;
+        let depth = if relative.ends_with("mod.rs") { depth - 1 } else { depth };
+        let text = std::fs::read_to_string(file).unwrap();
+        for named in named_gpu_modules(&code(&text), depth) {
+            let named = if position(&named).is_some() {
+                named
+            } else if let Some(module) = reexports.get(&named) {
+                module.clone()
+            } else {
+                continue; // the dialect's text (`prelude`, `SCALAR`), or a `self`
+            };
+            if named == own {
+                continue;
+            }
+            checked += 1;
+            let at = position(&named).unwrap_or(usize::MAX);
+            if at > own_at {
+                faults.push(format!(
+                    "gpu/{} (`{own}`) names `{named}`, above it",
+                    relative.display()
+                ));
+            }
+        }
+    }
+    assert!(checked > 40, "the check found only {checked} references: is it reading the sources?");
+    assert!(faults.is_empty(), "gpu/'s layers are crossed upwards:\n{}", faults.join("\n"));
+}

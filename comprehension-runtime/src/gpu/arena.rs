@@ -13,6 +13,7 @@
 use super::device::{Buffer, Device, DeviceError};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::mem::ManuallyDrop;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -229,6 +230,12 @@ impl Scratch {
         Ok(buffer)
     }
 
+    /// A buffer of at least `bytes` that goes back to this scratch memory when dropped.
+    pub(crate) fn hold(&self, bytes: usize) -> Result<Mem<'_>, DeviceError> {
+        let buf = self.take(bytes)?;
+        Ok(Mem { buf: ManuallyDrop::new(buf), scratch: self })
+    }
+
     /// A buffer the run no longer uses (work queued on it before still runs first: the queue is
     /// in order).
     pub(crate) fn put(&self, buffer: Buffer) {
@@ -259,5 +266,39 @@ impl Drop for Scratch {
     fn drop(&mut self) {
         let buffers = self.free.take();
         self.arena.end(buffers);
+    }
+}
+
+/// Device memory of a run, from its [`Scratch`] and back to it when dropped.
+pub(crate) struct Mem<'c> {
+    pub(crate) buf: ManuallyDrop<Buffer>,
+    scratch: &'c Scratch,
+}
+
+impl Drop for Mem<'_> {
+    fn drop(&mut self) {
+        // SAFETY: `buf` is taken once, here, and the `Mem` is not used after.
+        let buf = unsafe { ManuallyDrop::take(&mut self.buf) };
+        self.scratch.put(buf);
+    }
+}
+
+impl Mem<'_> {
+    /// The buffer, taken out of the run's scratch memory for good (it outlives the run).
+    pub(crate) fn into_buffer(self) -> Buffer {
+        let mut this = ManuallyDrop::new(self);
+        // SAFETY: `buf` is taken once, and `this` is never dropped (so `Mem::drop` does not
+        // take it again).
+        let buf = unsafe { ManuallyDrop::take(&mut this.buf) };
+        this.scratch.forget(&buf);
+        buf
+    }
+}
+
+impl std::ops::Deref for Mem<'_> {
+    type Target = Buffer;
+
+    fn deref(&self) -> &Buffer {
+        &self.buf
     }
 }

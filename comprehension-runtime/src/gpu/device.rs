@@ -232,3 +232,19 @@ pub trait Device: Send + Sync {
     /// Waits until everything queued has finished.
     fn finish(&self) -> Result<(), DeviceError>;
 }
+
+/// Work-items per work-group of every launch: every kernel is compiled for groups of this size
+/// (`reqd_work_group_size`, `__launch_bounds__`), and a device whose groups cannot be this large
+/// is refused when it is opened.
+pub(crate) const GROUP: u32 = 256;
+
+/// A device opened once per process, as the table of devices (`devices.rs`) hands it out.
+#[cfg_attr(not(any(feature = "opencl", feature = "cuda-api")), allow(dead_code))]
+pub(crate) fn opened<D: Device + 'static>(
+    device: &'static Result<D, DeviceError>,
+) -> Result<&'static dyn Device, DeviceError> {
+    match device {
+        Ok(device) => Ok(device),
+        Err(e) => Err(e.clone()),
+    }
+}

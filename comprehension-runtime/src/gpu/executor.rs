@@ -23,10 +23,10 @@
 //! runs. Copies in are queued without waiting; the host waits only to read what sizes an output
 //! (see the gpu README's "What a run costs"), and reads the fault word with each such read.
 
-use super::arena::Scratch;
+use super::arena::{Mem, Scratch};
 use super::device::{Arg, Buffer, Device, DeviceError, DeviceErrorKind, Queue};
 use super::fault::{self, Fault};
-use super::offload::{column_of, ColumnBytes, DynJagged, HostData};
+use super::host_data::{column_of, ColumnBytes, DynJagged, HostData};
 use super::plan::{ClassId, Comp, DevicePlan, Level, ReduceKind, RootKind, Terminal};
 use super::program::{reduce_items, Built, GROUP, LBS_ITEMS, TILE};
 use super::resident::Resident;
@@ -35,7 +35,6 @@ use super::types::{ColumnLayout, ColumnWriter, TypeDesc};
 use super::DeviceFailure;
 use crate::backend::Backend;
 use crate::site::Site;
-use std::mem::ManuallyDrop;
 use std::time::{Duration, Instant};
 
 /// What a run measured, for reports and for the tests that hold the cost budgets.
@@ -115,30 +114,20 @@ impl RunStats {
     }
 }
 
-/// Device memory of a run, from its [`Scratch`] and back to it when dropped.
-pub(crate) struct Mem<'c> {
-    pub(crate) buf: ManuallyDrop<Buffer>,
-    scratch: &'c Scratch,
+thread_local! {
+    /// What the last device run on this thread measured.
+    static LAST_STATS: std::cell::RefCell<Option<RunStats>> = const { std::cell::RefCell::new(None) };
 }
 
-impl Drop for Mem<'_> {
-    fn drop(&mut self) {
-        // SAFETY: `buf` is taken once, here, and the `Mem` is not used after.
-        let buf = unsafe { ManuallyDrop::take(&mut self.buf) };
-        self.scratch.put(buf);
-    }
+/// What the last device run on this thread measured (for reports).
+pub fn last_run_stats() -> Option<RunStats> {
+    LAST_STATS.with(|s| s.borrow().clone())
 }
 
-impl Mem<'_> {
-    /// The buffer, taken out of the run's scratch memory for good (it outlives the run).
-    fn into_buffer(self) -> Buffer {
-        let mut this = ManuallyDrop::new(self);
-        // SAFETY: `buf` is taken once, and `this` is never dropped (so `Mem::drop` does not
-        // take it again).
-        let buf = unsafe { ManuallyDrop::take(&mut this.buf) };
-        this.scratch.forget(&buf);
-        buf
-    }
+/// Records what a device run (the executor's, a segmented primitive's, the sort's) measured,
+/// for [`last_run_stats`].
+pub(crate) fn record_stats(stats: RunStats) {
+    LAST_STATS.with(|s| *s.borrow_mut() = Some(stats));
 }
 
 /// Device memory a run reads: its own, or values kept on the device by their owner.
@@ -356,8 +345,7 @@ impl<'c> Session<'c> {
                 format!("{bytes} bytes do not fit in memory"),
             ))
         })?;
-        let buf = self.scratch.take(bytes)?;
-        Ok(Mem { buf: ManuallyDrop::new(buf), scratch: self.scratch })
+        Ok(self.scratch.hold(bytes)?)
     }
 
     fn column(&mut self, class: ClassId, cap: u64) -> Result<Column<'c>, DeviceFailure> {

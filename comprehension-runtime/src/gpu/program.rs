@@ -16,8 +16,7 @@ use std::collections::HashMap;
 use std::fmt::Write;
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// Work-items per work-group of every launch.
-pub(crate) const GROUP: u32 = 256;
+pub(crate) use super::device::GROUP;
 /// Items per work-item of the tiled kernels (`PC_ITEMS`).
 pub(crate) const ITEMS: u64 = 4;
 /// Positions per tile of the tiled kernels (`PC_TILE`).

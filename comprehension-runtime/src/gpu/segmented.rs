@@ -10,15 +10,17 @@
 //! their exclusive prefixes, every tile rescanned), and its last phase writes either every
 //! position's prefix or each segment's total (segments with no value keep the identity).
 
-use super::device::{Arg, Buffer, Device, DeviceError, Program};
-use super::executor::{launch_scan, launch_search, RunStats};
+use super::arena::{Arena, Mem, Scratch};
+use super::device::{Arg, Buffer, Device, DeviceError, DeviceInfo, Program, Queue};
+use super::devices::device_of;
+use super::executor::{launch_scan, launch_search, record_stats, RunStats};
 use super::fault::{self, Fault};
 use super::program::{self, GROUP, TILE};
 use super::types::{from_columns, to_columns, DeviceType, TypeDesc};
-use super::{DeviceFailure, LAST_STATS};
+use super::DeviceFailure;
 use crate::backend::Backend;
 use crate::site::Site;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::time::Instant;
 
 /// How the values are cut into segments.
@@ -42,16 +44,22 @@ pub(crate) enum Output {
     PerSegment,
 }
 
-/// One primitive's run: the device, its generic program, the fault word, what it measured.
-/// (Also the radix sort's, in `sort.rs`.)
+/// One primitive's run: the device, a queue of its own, its generic program, the fault word,
+/// what it measured. Its device memory is a [`Scratch`] of the device's arena, as an executor
+/// run's is: buffers it drops are reused by it, all of them go back to the arena when it ends,
+/// and the same meter gives its peak memory and allocations. (Also the radix sort's, in
+/// `sort.rs`.)
 pub(super) struct Run<'d> {
+    // The queue comes first: fields drop in order, and dropping the queue finishes it, before
+    // the buffers of `fault` go back to the scratch memory.
+    queue: Box<dyn Queue + 'd>,
     device: &'d dyn Device,
+    scratch: &'d Scratch,
     pub(super) generic: program::Built,
-    pub(super) fault: Buffer,
+    pub(super) fault: Mem<'d>,
     site: &'static Site,
     backend: &'static str,
     stats: RefCell<RunStats>,
-    live: Cell<u64>,
 }
 
 /// The bytes of the tile sums a scan of `n` sizes needs (one per tile, and the total).
@@ -59,25 +67,54 @@ pub(super) fn scan_sums_bytes(n: u64) -> u64 {
     (n.div_ceil(TILE).max(1) + 1) * 8
 }
 
+/// Runs `body` as one primitive's run on the device of `backend`, and records what it measured
+/// for [`super::last_run_stats`].
+pub(super) fn with_run<R>(
+    backend: Backend,
+    site: &'static Site,
+    body: impl FnOnce(&Run<'_>) -> Result<R, DeviceFailure>,
+) -> Result<R, DeviceFailure> {
+    let start = Instant::now();
+    let device = device_of(backend)?;
+    // Made before the run, so dropped after it: the run's queue is finished before its buffers
+    // go back to the arena.
+    let scratch = Scratch::new(Arena::of(device));
+    let run = Run::new(device, &scratch, backend, site)?;
+    let result = body(&run)?;
+    run.finish(start);
+    Ok(result)
+}
+
 impl<'d> Run<'d> {
-    pub(super) fn new(backend: Backend, site: &'static Site) -> Result<Self, DeviceFailure> {
-        let device = super::device_of(backend)?;
+    fn new(
+        device: &'d dyn Device,
+        scratch: &'d Scratch,
+        backend: Backend,
+        site: &'static Site,
+    ) -> Result<Self, DeviceFailure> {
         let start = Instant::now();
         let (generic, origin) = program::generic(device)?;
         let mut stats = RunStats::default();
         stats.count(origin);
         stats.compile = start.elapsed();
-        let run = Run {
+        let queue = device.queue()?;
+        let fault = scratch.hold(32)?;
+        queue.zero(&fault, 0, 32)?;
+        Ok(Run {
+            queue,
             device,
+            scratch,
             generic,
-            fault: device.alloc(32)?,
+            fault,
             site,
             backend: backend.name(),
             stats: RefCell::new(stats),
-            live: Cell::new(32),
-        };
-        run.write(&run.fault, &[0u8; 32])?;
-        Ok(run)
+        })
+    }
+
+    /// What the device is.
+    pub(super) fn info(&self) -> &DeviceInfo {
+        self.device.info()
     }
 
     /// Builds (or finds) the program of the monoid `op` over `tag`.
@@ -99,43 +136,43 @@ impl<'d> Run<'d> {
         Ok(program)
     }
 
-    pub(super) fn alloc(&self, bytes: u64) -> Result<Buffer, DeviceFailure> {
+    /// A buffer of at least `bytes` from the run's scratch memory (back to it when dropped).
+    pub(super) fn alloc(&self, bytes: u64) -> Result<Mem<'d>, DeviceFailure> {
         let bytes = usize::try_from(bytes.max(8))
             .map_err(|_| DeviceFailure::fatal(format!("{bytes} bytes do not fit in memory")))?;
-        let buffer = self.device.alloc(bytes)?;
-        self.live.set(self.live.get() + bytes as u64);
-        let mut stats = self.stats.borrow_mut();
-        stats.peak_memory = stats.peak_memory.max(self.live.get());
-        Ok(buffer)
+        Ok(self.scratch.hold(bytes)?)
     }
 
     /// A new buffer holding `bytes`.
-    pub(super) fn upload(&self, bytes: &[u8]) -> Result<Buffer, DeviceFailure> {
+    pub(super) fn upload(&self, bytes: &[u8]) -> Result<Mem<'d>, DeviceFailure> {
         let buffer = self.alloc(bytes.len() as u64)?;
-        self.write(&buffer, bytes)?;
-        Ok(buffer)
-    }
-
-    fn write(&self, buffer: &Buffer, bytes: &[u8]) -> Result<(), DeviceFailure> {
         let start = Instant::now();
-        self.device.write(buffer, 0, bytes)?;
+        self.queue.write(&buffer, 0, bytes)?;
         let mut stats = self.stats.borrow_mut();
         stats.transfer += start.elapsed();
         stats.bytes_in += bytes.len() as u64;
-        Ok(())
+        Ok(buffer)
     }
 
     /// Reads `out.len()` bytes of `buffer` from `offset`, after every kernel queued, and
     /// panics with Rust's message if one of them recorded a fault.
     fn read(&self, buffer: &Buffer, offset: usize, out: &mut [u8]) -> Result<(), DeviceFailure> {
-        self.device.finish()?;
         let mut words = [0u8; 32];
-        self.device.read(&self.fault, 0, &mut words)?;
+        let start = Instant::now();
+        // SAFETY: `words` and `out` are borrowed by this function, so they outlive the queue's
+        // `finish` below and nothing else reads or writes them meanwhile; `finish` runs even
+        // when a read failed to queue, so no queued read outlives its destination.
+        let queued = unsafe {
+            self.queue
+                .read_async(&self.fault, 0, words.as_mut_ptr(), words.len())
+                .and_then(|()| self.queue.read_async(buffer, offset, out.as_mut_ptr(), out.len()))
+        };
+        let finished = self.queue.finish();
+        queued?;
+        finished?;
         if let Some(f) = Fault::from_words(&words) {
             fault::raise(f, &[], self.site, self.backend);
         }
-        let start = Instant::now();
-        self.device.read(buffer, offset, out)?;
         let mut stats = self.stats.borrow_mut();
         stats.transfer += start.elapsed();
         stats.bytes_out += out.len() as u64;
@@ -164,12 +201,12 @@ impl<'d> Run<'d> {
             return Ok(());
         }
         self.stats.borrow_mut().launches += 1;
-        self.device.launch(program, kernel, items, GROUP, args).map_err(DeviceFailure::from)
+        self.queue.launch(program, kernel, items, GROUP, args).map_err(DeviceFailure::from)
     }
 
     /// The exclusive scan of `n` sizes (`u64`s): the offsets (n + 1 entries) and their total.
     /// A total over `u64::MAX` is the size-overflow panic.
-    fn scan(&self, sizes: &Buffer, n: u64) -> Result<(Buffer, u64), DeviceFailure> {
+    fn scan(&self, sizes: &Buffer, n: u64) -> Result<(Mem<'d>, u64), DeviceFailure> {
         let sums = self.alloc(scan_sums_bytes(n))?;
         let offsets = self.alloc((n + 1) * 8)?;
         self.scan_into(sizes, n, &sums, &offsets)?;
@@ -187,9 +224,9 @@ impl<'d> Run<'d> {
         sums: &Buffer,
         offsets: &Buffer,
     ) -> Result<(), DeviceFailure> {
-        let (device, generic) = (self.device, &*self.generic);
-        let launch = |kernel: &str, items: u64, args: &[super::device::Arg<'_>]| {
-            device.launch(generic, kernel, items, GROUP, args)
+        let (queue, generic) = (&self.queue, &*self.generic);
+        let launch = |kernel: &str, items: u64, args: &[Arg<'_>]| {
+            queue.launch(generic, kernel, items, GROUP, args)
         };
         let launches = launch_scan(&launch, &self.fault, sizes, n, sums, offsets)?;
         self.stats.borrow_mut().launches += launches;
@@ -197,12 +234,12 @@ impl<'d> Run<'d> {
     }
 
     /// `seg[a]` = the row (of `rows`, by `offsets`) holding position `a`, for `a < count`.
-    fn search(&self, offsets: &Buffer, rows: u64, count: u64) -> Result<Buffer, DeviceFailure> {
+    fn search(&self, offsets: &Buffer, rows: u64, count: u64) -> Result<Mem<'d>, DeviceFailure> {
         let bounds = self.alloc(16)?;
         let seg = self.alloc(count * 8)?;
-        let (device, generic) = (self.device, &*self.generic);
-        let launch = |kernel: &str, items: u64, args: &[super::device::Arg<'_>]| {
-            device.launch(generic, kernel, items, GROUP, args)
+        let (queue, generic) = (&self.queue, &*self.generic);
+        let launch = |kernel: &str, items: u64, args: &[Arg<'_>]| {
+            queue.launch(generic, kernel, items, GROUP, args)
         };
         let launches = launch_search(&launch, offsets, rows, 0, count, &bounds, &seg)?;
         self.stats.borrow_mut().launches += launches;
@@ -211,7 +248,7 @@ impl<'d> Run<'d> {
 
     /// The segment of each position given by `flags` (a segment starts at every `true` and at
     /// 0), the segment starts (`u64` 0 or 1 each), and the number of segments.
-    fn groups_of_flags(&self, flags: &[bool]) -> Result<(Buffer, Buffer, u64), DeviceFailure> {
+    fn groups_of_flags(&self, flags: &[bool]) -> Result<(Mem<'d>, Mem<'d>, u64), DeviceFailure> {
         let n = flags.len() as u64;
         let bytes: Vec<u8> = flags.iter().map(|&f| u8::from(f)).collect();
         let flags = self.upload(&bytes)?;
@@ -226,10 +263,12 @@ impl<'d> Run<'d> {
     }
 
     /// Records the run's statistics for [`super::last_run_stats`].
-    pub(super) fn finish(self, start: Instant) {
-        let mut stats = self.stats.into_inner();
+    fn finish(self, start: Instant) {
+        let mut stats = self.stats.take();
         stats.run = start.elapsed();
-        LAST_STATS.with(|s| *s.borrow_mut() = Some(stats));
+        stats.peak_memory = self.scratch.peak();
+        stats.allocations = self.scratch.allocations();
+        record_stats(stats);
     }
 }
 
@@ -264,100 +303,100 @@ pub(crate) fn monoid<T: DeviceType>(
         };
         return Ok(vec![identity; results]);
     }
-    let start = Instant::now();
-    let run = Run::new(backend, site)?;
-    let info = run.device.info();
-    if desc.uses_f64() && !info.fp64 {
-        return Err(DeviceFailure::cannot(format!(
-            "the values are f64, which {info} does not have"
-        )));
-    }
-    let program = run.monoid(prim.tag(), op)?;
-    let program = &*program;
-    let (_, bytes) = to_columns(values, values.len());
-    let vals = run.upload(&bytes)?;
-    let (_, identity_bytes) = to_columns(&[identity], 1);
-    let caps = run.upload(&identity_bytes)?;
-    // Every value's segment, and how many segments there are.
-    let (groups, segment_count) = match segments {
-        Segments::Whole => {
-            let groups = run.alloc(n * 8)?;
-            let args = [Arg::Buffer(&groups), Arg::U64(n), Arg::U64(0)];
-            run.launch(&*run.generic, "pc_fill_u64", n, &args)?;
-            (groups, 1)
+    with_run(backend, site, |run| {
+        let info = run.info();
+        if desc.uses_f64() && !info.fp64 {
+            return Err(DeviceFailure::cannot(format!(
+                "the values are f64, which {info} does not have"
+            )));
         }
-        Segments::Flags(flags) => {
-            let (groups, _starts, count) = run.groups_of_flags(flags)?;
-            (groups, count)
-        }
-        Segments::Offsets(offsets) => {
-            let words: Vec<u8> = offsets.iter().flat_map(|&o| (o as u64).to_le_bytes()).collect();
-            let offsets = run.upload(&words)?;
-            (run.search(&offsets, rows, n)?, rows)
-        }
-    };
-    // The carry into the first tile: no group (so the first value starts one), the identity.
-    let carry_group = run.upload(&u64::MAX.to_le_bytes())?;
-    let carry_val = run.upload(&identity_bytes)?;
-    let tiles = n.div_ceil(TILE);
-    let agg_flags = run.alloc(tiles * 8)?;
-    let (agg_layout, _) = to_columns::<T>(&[], tiles as usize);
-    let agg_vals = run.alloc(agg_layout.bytes as u64)?;
-    let cap = if output == Output::PerSegment { segment_count } else { n };
-    let (out_layout, _) = to_columns::<T>(&[], cap as usize);
-    let out = run.alloc(out_layout.bytes as u64)?;
+        let program = run.monoid(prim.tag(), op)?;
+        let program = &*program;
+        let (_, bytes) = to_columns(values, values.len());
+        let vals = run.upload(&bytes)?;
+        let (_, identity_bytes) = to_columns(&[identity], 1);
+        let caps = run.upload(&identity_bytes)?;
+        // Every value's segment, and how many segments there are.
+        let (groups, segment_count) = match segments {
+            Segments::Whole => {
+                let groups = run.alloc(n * 8)?;
+                let args = [Arg::Buffer(&groups), Arg::U64(n), Arg::U64(0)];
+                run.launch(&*run.generic, "pc_fill_u64", n, &args)?;
+                (groups, 1)
+            }
+            Segments::Flags(flags) => {
+                let (groups, _starts, count) = run.groups_of_flags(flags)?;
+                (groups, count)
+            }
+            Segments::Offsets(offsets) => {
+                let words: Vec<u8> =
+                    offsets.iter().flat_map(|&o| (o as u64).to_le_bytes()).collect();
+                let offsets = run.upload(&words)?;
+                (run.search(&offsets, rows, n)?, rows)
+            }
+        };
+        // The carry into the first tile: no group (so the first value starts one), the identity.
+        let carry_group = run.upload(&u64::MAX.to_le_bytes())?;
+        let carry_val = run.upload(&identity_bytes)?;
+        let tiles = n.div_ceil(TILE);
+        let agg_flags = run.alloc(tiles * 8)?;
+        let (agg_layout, _) = to_columns::<T>(&[], tiles as usize);
+        let agg_vals = run.alloc(agg_layout.bytes as u64)?;
+        let cap = if output == Output::PerSegment { segment_count } else { n };
+        let (out_layout, _) = to_columns::<T>(&[], cap as usize);
+        let out = run.alloc(out_layout.bytes as u64)?;
 
-    let (fault, caps) = (Arg::Buffer(&run.fault), Arg::Buffer(&caps));
-    // The arguments every phase starts with: the values, tagged with their segments.
-    let tagged = [
-        fault,
-        caps,
-        Arg::U64(n),
-        Arg::Buffer(&vals),
-        Arg::U64(n),
-        Arg::Buffer(&groups),
-        Arg::Buffer(&carry_group),
-    ];
-    let aggregates = [Arg::Buffer(&agg_flags), Arg::U64(tiles), Arg::Buffer(&agg_vals)];
-    let items = tiles * GROUP as u64;
-    run.launch(program, "pc_m_segtiles", items, &[&tagged[..], &aggregates[..]].concat())?;
-    let args = [&[fault, caps, Arg::U64(tiles)][..], &aggregates, &[Arg::Buffer(&carry_val)]];
-    run.launch(program, "pc_m_segcarries", GROUP as u64, &args.concat())?;
-    match output {
-        Output::Inclusive | Output::Exclusive => {
-            let exclusive = Arg::U32(u32::from(output == Output::Exclusive));
-            let tail = [exclusive, Arg::U64(cap), Arg::Buffer(&out)];
-            run.launch(
-                program,
-                "pc_m_segscanout",
-                items,
-                &[&tagged[..], &aggregates, &tail].concat(),
-            )?;
+        let (fault, caps) = (Arg::Buffer(&run.fault), Arg::Buffer(&caps));
+        // The arguments every phase starts with: the values, tagged with their segments.
+        let tagged = [
+            fault,
+            caps,
+            Arg::U64(n),
+            Arg::Buffer(&vals),
+            Arg::U64(n),
+            Arg::Buffer(&groups),
+            Arg::Buffer(&carry_group),
+        ];
+        let aggregates = [Arg::Buffer(&agg_flags), Arg::U64(tiles), Arg::Buffer(&agg_vals)];
+        let items = tiles * GROUP as u64;
+        run.launch(program, "pc_m_segtiles", items, &[&tagged[..], &aggregates[..]].concat())?;
+        let args = [&[fault, caps, Arg::U64(tiles)][..], &aggregates, &[Arg::Buffer(&carry_val)]];
+        run.launch(program, "pc_m_segcarries", GROUP as u64, &args.concat())?;
+        match output {
+            Output::Inclusive | Output::Exclusive => {
+                let exclusive = Arg::U32(u32::from(output == Output::Exclusive));
+                let tail = [exclusive, Arg::U64(cap), Arg::Buffer(&out)];
+                run.launch(
+                    program,
+                    "pc_m_segscanout",
+                    items,
+                    &[&tagged[..], &aggregates, &tail].concat(),
+                )?;
+            }
+            Output::PerSegment => {
+                // Rows with no value keep the identity.
+                let args = [fault, caps, Arg::U64(cap), Arg::U64(cap), Arg::Buffer(&out)];
+                run.launch(program, "pc_m_fill", cap, &args)?;
+                let (next_group, next_val) = (run.alloc(8)?, run.alloc(8)?);
+                let tail = [
+                    Arg::U64(cap),
+                    Arg::Buffer(&out),
+                    Arg::Buffer(&next_group),
+                    Arg::Buffer(&next_val),
+                ];
+                run.launch(
+                    program,
+                    "pc_m_segapply",
+                    items,
+                    &[&tagged[..], &aggregates, &tail].concat(),
+                )?;
+            }
         }
-        Output::PerSegment => {
-            // Rows with no value keep the identity.
-            let args = [fault, caps, Arg::U64(cap), Arg::U64(cap), Arg::Buffer(&out)];
-            run.launch(program, "pc_m_fill", cap, &args)?;
-            let (next_group, next_val) = (run.alloc(8)?, run.alloc(8)?);
-            let tail = [
-                Arg::U64(cap),
-                Arg::Buffer(&out),
-                Arg::Buffer(&next_group),
-                Arg::Buffer(&next_val),
-            ];
-            run.launch(
-                program,
-                "pc_m_segapply",
-                items,
-                &[&tagged[..], &aggregates, &tail].concat(),
-            )?;
-        }
-    }
-    let mut bytes = vec![0u8; out_layout.bytes];
-    run.read(&out, 0, &mut bytes)?;
-    let result = from_columns(&bytes, &out_layout, cap as usize);
-    run.finish(start);
-    Ok(result)
+        let mut bytes = vec![0u8; out_layout.bytes];
+        run.read(&out, 0, &mut bytes)?;
+        let result = from_columns(&bytes, &out_layout, cap as usize);
+        Ok(result)
+    })
 }
 
 /// `replicated_iota` on the device: the row of every element of rows of `sizes`.
@@ -369,17 +408,16 @@ pub(crate) fn replicated_iota(
     if sizes.is_empty() {
         return Ok(Vec::new());
     }
-    let start = Instant::now();
-    let run = Run::new(backend, site)?;
-    let n = sizes.len() as u64;
-    let words: Vec<u8> = sizes.iter().flat_map(|&s| (s as u64).to_le_bytes()).collect();
-    let sizes = run.upload(&words)?;
-    let (offsets, total) = run.scan(&sizes, n)?;
-    let total = usize::try_from(total).unwrap_or_else(|_| site.size_overflow());
-    let rows = run.search(&offsets, n, total as u64)?;
-    let out = run.read_usizes(&rows, total)?;
-    run.finish(start);
-    Ok(out)
+    with_run(backend, site, |run| {
+        let n = sizes.len() as u64;
+        let words: Vec<u8> = sizes.iter().flat_map(|&s| (s as u64).to_le_bytes()).collect();
+        let sizes = run.upload(&words)?;
+        let (offsets, total) = run.scan(&sizes, n)?;
+        let total = usize::try_from(total).unwrap_or_else(|_| site.size_overflow());
+        let rows = run.search(&offsets, n, total as u64)?;
+        let out = run.read_usizes(&rows, total)?;
+        Ok(out)
+    })
 }
 
 /// `segmented_iota` on the device: every position's index within its flag-delimited segment.
@@ -391,17 +429,16 @@ pub(crate) fn segmented_iota(
     if flags.is_empty() {
         return Ok(Vec::new());
     }
-    let start = Instant::now();
-    let run = Run::new(backend, site)?;
-    let n = flags.len() as u64;
-    let (groups, starts, segments) = run.groups_of_flags(flags)?;
-    let firsts = run.alloc(segments * 8)?;
-    let args = [Arg::Buffer(&starts), Arg::Buffer(&groups), Arg::U64(n), Arg::Buffer(&firsts)];
-    run.launch(&*run.generic, "pc_segment_firsts", n, &args)?;
-    let out = run.alloc(n * 8)?;
-    let args = [Arg::Buffer(&groups), Arg::Buffer(&firsts), Arg::U64(n), Arg::Buffer(&out)];
-    run.launch(&*run.generic, "pc_index_in_segment", n, &args)?;
-    let out = run.read_usizes(&out, n as usize)?;
-    run.finish(start);
-    Ok(out)
+    with_run(backend, site, |run| {
+        let n = flags.len() as u64;
+        let (groups, starts, segments) = run.groups_of_flags(flags)?;
+        let firsts = run.alloc(segments * 8)?;
+        let args = [Arg::Buffer(&starts), Arg::Buffer(&groups), Arg::U64(n), Arg::Buffer(&firsts)];
+        run.launch(&*run.generic, "pc_segment_firsts", n, &args)?;
+        let out = run.alloc(n * 8)?;
+        let args = [Arg::Buffer(&groups), Arg::Buffer(&firsts), Arg::U64(n), Arg::Buffer(&out)];
+        run.launch(&*run.generic, "pc_index_in_segment", n, &args)?;
+        let out = run.read_usizes(&out, n as usize)?;
+        Ok(out)
+    })
 }

@@ -105,6 +105,7 @@ pub fn backends() -> Vec<Backend> {
 #[cfg(feature = "opencl")]
 pub fn opencl() -> Option<&'static dyn comprehension_runtime::gpu::device::Device> {
     present(Backend::OpenCl).then(|| {
-        comprehension_runtime::gpu::opencl_device().expect("present(Backend::OpenCl) opened it")
+        comprehension_runtime::gpu::device(Backend::OpenCl)
+            .expect("present(Backend::OpenCl) opened it")
     })
 }

@@ -65,6 +65,13 @@ pub(crate) fn library_names(library: &str) -> String {
     names.join(", ")
 }
 
+/// The process's CUDA device, opened on first use (its line in `../devices.rs`).
+pub(crate) fn shared() -> Result<&'static dyn Device, DeviceError> {
+    static DEVICE: std::sync::OnceLock<Result<CudaDevice, DeviceError>> =
+        std::sync::OnceLock::new();
+    super::device::opened(DEVICE.get_or_init(CudaDevice::open))
+}
+
 impl CudaDevice {
     /// Opens the CUDA device, or says why there is none: no driver library, no device, no
     /// NVRTC to compile kernels with.

@@ -6,9 +6,8 @@
 //! device whose name or platform contains the given text.
 
 use super::device::{
-    Arg, Buffer, Device, DeviceError, DeviceErrorKind, DeviceInfo, Program, Queue,
+    Arg, Buffer, Device, DeviceError, DeviceErrorKind, DeviceInfo, Program, Queue, GROUP,
 };
-use super::program::GROUP;
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
 use opencl3::device::{
@@ -49,6 +48,12 @@ fn unavailable(message: impl Into<String>) -> DeviceError {
 
 fn api(kind: DeviceErrorKind, call: &str, error: impl std::fmt::Display) -> DeviceError {
     DeviceError::new(kind, format!("OpenCL {call} failed: {error}"))
+}
+
+/// The process's OpenCL device, opened on first use (its line in `../devices.rs`).
+pub(crate) fn shared() -> Result<&'static dyn Device, DeviceError> {
+    static DEVICE: OnceLock<Result<OpenClDevice, DeviceError>> = OnceLock::new();
+    super::device::opened(DEVICE.get_or_init(OpenClDevice::open))
 }
 
 impl OpenClDevice {

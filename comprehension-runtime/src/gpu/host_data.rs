@@ -1,0 +1,465 @@
+//! Host values as the device reads them: the emitted code hands the runtime each value the
+//! kernels need (a captured scalar, slice or array of rows; the first generator's range or
+//! elements) as a borrowed trait object, so that observing a value allocates and copies
+//! nothing, and the engine later asks each one for its columns.
+
+use super::resident::Resident;
+use super::types::{columns_par, ColumnLayout, ColumnWriter, DeviceType, TypeDesc, PIECE};
+use crate::backend::Backend;
+use crate::jagged::Jagged;
+use crate::source::{Integer, Source};
+use std::ops::{Range, RangeInclusive};
+
+/// A value the device cannot hold, named for messages.
+#[derive(Clone, Copy, Debug)]
+pub struct Unrepresentable {
+    /// `std::any::type_name` of the value's type.
+    pub type_name: &'static str,
+}
+
+/// What the emitted code observed of one value the kernels need.
+pub type Observed<'a> = Result<HostData<'a>, Unrepresentable>;
+
+/// Host data in a form the device can hold, borrowed until the run ends.
+#[derive(Clone, Copy)]
+pub enum HostData<'a> {
+    /// A single value (a captured scalar, or a value computed once before the run).
+    Scalar(&'a dyn DynValue),
+    /// A captured slice, `Vec` or array, read by index.
+    Slice(&'a dyn DynSlice),
+    /// A captured array of rows (`Jagged`, `Vec<Vec<T>>`), read a row at a time.
+    Jagged(&'a dyn DynJagged),
+    /// The first generator, when it is an integer range: computed on the device.
+    Range(&'a dyn DynRange),
+    /// The first generator, when it is any other source: its elements are copied.
+    Elements(&'a dyn DynElements),
+}
+
+/// A device value behind a reference.
+pub trait DynValue: Sync {
+    /// Its type.
+    fn desc(&self) -> TypeDesc;
+    /// Writes its components.
+    fn write(&self, out: &mut ColumnWriter<'_>);
+}
+
+impl<T: DeviceType> DynValue for T {
+    fn desc(&self) -> TypeDesc {
+        <T as DeviceType>::desc()
+    }
+    fn write(&self, out: &mut ColumnWriter<'_>) {
+        DeviceType::write(self, out)
+    }
+}
+
+/// A slice of device values behind a reference.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be read by index on the device",
+    label = "not a collection of device values",
+    note = "the device reads slices, `Vec`s and arrays of device types (numbers, `bool`, tuples \
+            and `Option`s of them)"
+)]
+pub trait DynSlice: Sync {
+    /// The elements' type.
+    fn desc(&self) -> TypeDesc;
+    /// Number of elements.
+    fn len(&self) -> usize;
+    /// Whether there is no element.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Writes elements `range` into the columns at positions `0..range.len()`.
+    fn write(&self, out: &mut ColumnWriter<'_>, range: Range<usize>) {
+        for (k, i) in range.enumerate() {
+            self.value(i, out.at(k));
+        }
+    }
+    /// Writes element `index` as the writer's current value.
+    fn value(&self, index: usize, out: &mut ColumnWriter<'_>);
+    /// The elements' bytes in memory, when they already are their device column (one
+    /// primitive, stored as on the device): copied as they are.
+    fn column_bytes(&self) -> Option<&[u8]> {
+        None
+    }
+    /// The elements already in `backend`'s device memory (a `DeviceVec`).
+    fn resident(&self, backend: Backend) -> Option<&Resident> {
+        let _ = backend;
+        None
+    }
+}
+
+impl<T: DeviceType> DynSlice for [T] {
+    fn desc(&self) -> TypeDesc {
+        T::desc()
+    }
+    fn len(&self) -> usize {
+        <[T]>::len(self)
+    }
+    fn value(&self, index: usize, out: &mut ColumnWriter<'_>) {
+        DeviceType::write(&self[index], out)
+    }
+    fn column_bytes(&self) -> Option<&[u8]> {
+        T::as_column(self)
+    }
+}
+
+impl<T: DeviceType> DynSlice for Vec<T> {
+    fn desc(&self) -> TypeDesc {
+        T::desc()
+    }
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    fn value(&self, index: usize, out: &mut ColumnWriter<'_>) {
+        DynSlice::value(self.as_slice(), index, out)
+    }
+    fn column_bytes(&self) -> Option<&[u8]> {
+        T::as_column(self)
+    }
+}
+
+impl<T: DeviceType, const N: usize> DynSlice for [T; N] {
+    fn desc(&self) -> TypeDesc {
+        T::desc()
+    }
+    fn len(&self) -> usize {
+        N
+    }
+    fn value(&self, index: usize, out: &mut ColumnWriter<'_>) {
+        DynSlice::value(self.as_slice(), index, out)
+    }
+    fn column_bytes(&self) -> Option<&[u8]> {
+        T::as_column(self)
+    }
+}
+
+impl<S: DynSlice + ?Sized> DynSlice for &S {
+    fn desc(&self) -> TypeDesc {
+        (**self).desc()
+    }
+    fn len(&self) -> usize {
+        (**self).len()
+    }
+    fn value(&self, index: usize, out: &mut ColumnWriter<'_>) {
+        (**self).value(index, out)
+    }
+    fn column_bytes(&self) -> Option<&[u8]> {
+        (**self).column_bytes()
+    }
+    fn resident(&self, backend: Backend) -> Option<&Resident> {
+        (**self).resident(backend)
+    }
+}
+
+/// A collection's device column: its own bytes when it already is one (borrowed: nothing is
+/// converted), else its values split into columns on every core.
+pub(crate) enum ColumnBytes<'a> {
+    /// The collection's memory, copied as it is.
+    Borrowed(&'a [u8]),
+    /// Converted on the host.
+    Converted(Vec<u8>),
+}
+
+impl ColumnBytes<'_> {
+    /// The bytes.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        match self {
+            ColumnBytes::Borrowed(b) => b,
+            ColumnBytes::Converted(v) => v,
+        }
+    }
+
+    /// Bytes the host converted.
+    pub(crate) fn converted(&self) -> usize {
+        match self {
+            ColumnBytes::Borrowed(_) => 0,
+            ColumnBytes::Converted(v) => v.len(),
+        }
+    }
+}
+
+/// The device column of `len` values laid out as `layout`: `raw` when given, else every value
+/// written by `value(i, writer)`, in parallel pieces.
+pub(crate) fn column_of<'a>(
+    raw: Option<&'a [u8]>,
+    layout: &ColumnLayout,
+    len: usize,
+    value: impl Fn(usize, &mut ColumnWriter<'_>) + Sync,
+) -> ColumnBytes<'a> {
+    if let Some(raw) = raw {
+        return ColumnBytes::Borrowed(raw);
+    }
+    ColumnBytes::Converted(columns_par(layout, len.div_ceil(PIECE), |piece, writer| {
+        for i in piece * PIECE..((piece + 1) * PIECE).min(len) {
+            value(i, writer.at(i));
+        }
+    }))
+}
+
+/// An array of rows of device values behind a reference.
+#[diagnostic::on_unimplemented(
+    message = "the rows of `{Self}` cannot be read on the device",
+    label = "not an array of rows of device values",
+    note = "the device reads rows of `Jagged` arrays and of `Vec<Vec<T>>` whose values are \
+            device types"
+)]
+pub trait DynJagged: Sync {
+    /// The values' type.
+    fn desc(&self) -> TypeDesc;
+    /// Number of rows.
+    fn rows(&self) -> usize;
+    /// Number of values in all rows.
+    fn values(&self) -> usize;
+    /// The offset of every row and the end (`rows() + 1` entries, from 0 to `values()`).
+    fn offsets(&self, out: &mut Vec<u64>);
+    /// Writes every value, row after row, into the columns.
+    fn write(&self, out: &mut ColumnWriter<'_>) {
+        let mut at = 0;
+        for row in 0..self.rows() {
+            at += self.write_row(row, at, out);
+        }
+    }
+    /// Writes the values of row `row` at positions `at..`; returns how many.
+    fn write_row(&self, row: usize, at: usize, out: &mut ColumnWriter<'_>) -> usize;
+    /// The values' bytes in memory, when they already are their device column.
+    fn column_bytes(&self) -> Option<&[u8]> {
+        None
+    }
+    /// The offsets' bytes in memory, when they already are `u64`s as the device reads them.
+    fn offset_bytes(&self) -> Option<&[u8]> {
+        None
+    }
+    /// The values and the offsets already in `backend`'s device memory (a `DeviceJagged`).
+    fn resident(&self, backend: Backend) -> Option<(&Resident, &Resident)> {
+        let _ = backend;
+        None
+    }
+}
+
+/// The bytes of `usize` offsets as the device's `u64`s, on a 64-bit little-endian host.
+fn usize_bytes(offsets: &[usize]) -> Option<&[u8]> {
+    if cfg!(all(target_endian = "little", target_pointer_width = "64")) {
+        // SAFETY: `usize` has no padding, and on a 64-bit little-endian host its bytes are
+        // those of the `u64` the device reads.
+        Some(unsafe {
+            std::slice::from_raw_parts(
+                offsets.as_ptr().cast::<u8>(),
+                std::mem::size_of_val(offsets),
+            )
+        })
+    } else {
+        None
+    }
+}
+
+impl<T: DeviceType> DynJagged for Jagged<T> {
+    fn desc(&self) -> TypeDesc {
+        T::desc()
+    }
+    fn rows(&self) -> usize {
+        self.len()
+    }
+    fn values(&self) -> usize {
+        Jagged::values(self).len()
+    }
+    fn offsets(&self, out: &mut Vec<u64>) {
+        out.extend(Jagged::offsets(self).iter().map(|&o| o as u64));
+    }
+    fn write_row(&self, row: usize, at: usize, out: &mut ColumnWriter<'_>) -> usize {
+        let values = self.row(row);
+        for (k, v) in values.iter().enumerate() {
+            DeviceType::write(v, out.at(at + k));
+        }
+        values.len()
+    }
+    fn column_bytes(&self) -> Option<&[u8]> {
+        T::as_column(Jagged::values(self))
+    }
+    fn offset_bytes(&self) -> Option<&[u8]> {
+        usize_bytes(Jagged::offsets(self))
+    }
+}
+
+impl<T: DeviceType> DynJagged for [Vec<T>] {
+    fn desc(&self) -> TypeDesc {
+        T::desc()
+    }
+    fn rows(&self) -> usize {
+        self.len()
+    }
+    fn values(&self) -> usize {
+        self.iter().map(Vec::len).sum()
+    }
+    fn offsets(&self, out: &mut Vec<u64>) {
+        let mut at = 0u64;
+        out.push(0);
+        for row in self {
+            at += row.len() as u64;
+            out.push(at);
+        }
+    }
+    fn write_row(&self, row: usize, at: usize, out: &mut ColumnWriter<'_>) -> usize {
+        for (k, v) in self[row].iter().enumerate() {
+            DeviceType::write(v, out.at(at + k));
+        }
+        self[row].len()
+    }
+}
+
+impl<T: DeviceType> DynJagged for Vec<Vec<T>> {
+    fn desc(&self) -> TypeDesc {
+        T::desc()
+    }
+    fn rows(&self) -> usize {
+        self.len()
+    }
+    fn values(&self) -> usize {
+        DynJagged::values(self.as_slice())
+    }
+    fn offsets(&self, out: &mut Vec<u64>) {
+        DynJagged::offsets(self.as_slice(), out)
+    }
+    fn write_row(&self, row: usize, at: usize, out: &mut ColumnWriter<'_>) -> usize {
+        DynJagged::write_row(self.as_slice(), row, at, out)
+    }
+}
+
+impl<S: DynJagged + ?Sized> DynJagged for &S {
+    fn desc(&self) -> TypeDesc {
+        (**self).desc()
+    }
+    fn rows(&self) -> usize {
+        (**self).rows()
+    }
+    fn values(&self) -> usize {
+        (**self).values()
+    }
+    fn offsets(&self, out: &mut Vec<u64>) {
+        (**self).offsets(out)
+    }
+    fn write_row(&self, row: usize, at: usize, out: &mut ColumnWriter<'_>) -> usize {
+        (**self).write_row(row, at, out)
+    }
+    fn column_bytes(&self) -> Option<&[u8]> {
+        (**self).column_bytes()
+    }
+    fn offset_bytes(&self) -> Option<&[u8]> {
+        (**self).offset_bytes()
+    }
+    fn resident(&self, backend: Backend) -> Option<(&Resident, &Resident)> {
+        (**self).resident(backend)
+    }
+}
+
+/// An integer range behind a reference.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an integer range the device can compute",
+    label = "not a range of a primitive integer type"
+)]
+pub trait DynRange: Sync {
+    /// The elements' type.
+    fn desc(&self) -> TypeDesc;
+    /// The first element, as the 64 bits of its two's complement.
+    fn start_bits(&self) -> u64;
+    /// Number of elements (panics as the CPU does for a range longer than `usize` counts).
+    fn len(&self) -> usize;
+    /// Whether there is no element.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The 64 bits of an integer's two's complement.
+pub trait IntegerBits {
+    /// `self` sign- or zero-extended to 64 bits.
+    fn bits(self) -> u64;
+}
+
+macro_rules! integer_bits {
+    ($($t:ty),*) => {$(
+        impl IntegerBits for $t {
+            #[inline]
+            fn bits(self) -> u64 {
+                self as i128 as u64
+            }
+        }
+    )*};
+}
+
+integer_bits!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+
+impl<T: Integer + DeviceType + IntegerBits + Sync> DynRange for Range<T> {
+    fn desc(&self) -> TypeDesc {
+        T::desc()
+    }
+    fn start_bits(&self) -> u64 {
+        self.start.bits()
+    }
+    fn len(&self) -> usize {
+        Source::size(self)
+    }
+}
+
+impl<T: Integer + DeviceType + IntegerBits + Sync> DynRange for RangeInclusive<T> {
+    fn desc(&self) -> TypeDesc {
+        T::desc()
+    }
+    fn start_bits(&self) -> u64 {
+        self.start().bits()
+    }
+    fn len(&self) -> usize {
+        Source::size(self)
+    }
+}
+
+/// The elements of any source of device values, read on the host.
+#[diagnostic::on_unimplemented(
+    message = "the elements of `{Self}` cannot be copied to the device",
+    label = "its elements are not device values",
+    note = "device values are numbers, `bool`, tuples and `Option`s of them"
+)]
+pub trait DynElements: Sync {
+    /// The elements' type.
+    fn desc(&self) -> TypeDesc;
+    /// Number of elements.
+    fn len(&self) -> usize;
+    /// Whether there is no element.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Writes elements `range` into the columns at positions `0..range.len()`.
+    fn write(&self, out: &mut ColumnWriter<'_>, range: Range<usize>) {
+        for (k, i) in range.enumerate() {
+            self.value(i, out.at(k));
+        }
+    }
+    /// Writes element `index` as the writer's current value.
+    fn value(&self, index: usize, out: &mut ColumnWriter<'_>);
+    /// The elements' bytes in memory, when they are stored as one slice that already is their
+    /// device column.
+    fn column_bytes(&self) -> Option<&[u8]>;
+    /// The elements already in `backend`'s device memory (a `DeviceVec`).
+    fn resident(&self, backend: Backend) -> Option<&Resident>;
+}
+
+impl<S> DynElements for S
+where
+    S: Source + Sync,
+    S::Item: DeviceType,
+{
+    fn desc(&self) -> TypeDesc {
+        <S::Item as DeviceType>::desc()
+    }
+    fn len(&self) -> usize {
+        self.size()
+    }
+    fn value(&self, index: usize, out: &mut ColumnWriter<'_>) {
+        DeviceType::write(&self.fetch(index), out)
+    }
+    fn column_bytes(&self) -> Option<&[u8]> {
+        self.as_slice().and_then(<S::Item as DeviceType>::as_column)
+    }
+    fn resident(&self, backend: Backend) -> Option<&Resident> {
+        Source::resident(self, backend).and_then(|r| r.downcast_ref::<Resident>())
+    }
+}

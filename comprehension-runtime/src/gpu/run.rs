@@ -1,0 +1,329 @@
+//! The engine's entry: a comprehension's device half prepared once per call site and types
+//! (types solved, source assembled, programs built or loaded), then run by the executor into a
+//! sink (`sinks.rs`) that collects, keeps or reduces what its head delivers.
+
+use super::device::Device;
+use super::devices::device_of;
+use super::failure::DeviceFailure;
+use super::offload::{self, Offload};
+use super::sinks::{CollectSink, ReduceSink, ResidentSink};
+use super::{arena, executor, infer, par_fn, plan, program, resident, types};
+use crate::backend::Backend;
+use crate::pipeline::Reducer;
+use crate::site::Site;
+
+/// Runs a comprehension's device half with `sink` receiving what its head delivers.
+fn run<T>(
+    backend: Backend,
+    site: &'static Site,
+    offload: &Offload<'_, T>,
+    sink: &mut dyn executor::TopSink,
+) -> Result<(), DeviceFailure> {
+    let parts = offload.parts().ok_or_else(|| DeviceFailure::cannot("it has no device half"))?;
+    if !cfg!(all(target_pointer_width = "64", target_endian = "little")) {
+        return Err(DeviceFailure::cannot("the device path needs a 64-bit little-endian host"));
+    }
+    let device = device_of(backend)?;
+    let captures: Vec<offload::HostData<'_>> = parts
+        .captures
+        .iter()
+        .map(|c| *c.as_ref().expect("a capable offload observed every capture"))
+        .collect();
+    let capture_types: Vec<types::TypeDesc> = captures
+        .iter()
+        .map(|c| match c {
+            offload::HostData::Scalar(v) => v.desc(),
+            offload::HostData::Slice(s) => s.desc(),
+            offload::HostData::Jagged(j) => j.desc(),
+            offload::HostData::Range(r) => r.desc(),
+            offload::HostData::Elements(e) => e.desc(),
+        })
+        .collect();
+    let root_type = match parts.root {
+        offload::HostData::Range(r) => r.desc(),
+        offload::HostData::Elements(e) => e.desc(),
+        // An array of rows: the device runs over its row indices.
+        offload::HostData::Jagged(_) => types::TypeDesc::Prim(types::Prim::U64),
+        _ => return Err(DeviceFailure::cannot("its first generator is not a range or a source")),
+    };
+    let compile_start = std::time::Instant::now();
+    let key = PreparedKey {
+        plan: std::ptr::from_ref(parts.plan) as usize,
+        device: std::ptr::from_ref(device).cast::<()>() as usize,
+        captures: capture_types,
+        root: root_type,
+        output: parts.output.desc(),
+    };
+    let (prepared, origins) = prepared(device, parts.plan, parts.par_fns, key)?;
+    let compile = compile_start.elapsed();
+    // The scratch memory is made before the session, so that it is dropped after it: the
+    // session's queue is finished before the buffers go back to the device's arena.
+    let scratch = arena::Scratch::new(arena::Arena::of(device));
+    let mut session = executor::Session::new(
+        device,
+        &scratch,
+        prepared.program.clone(),
+        prepared.generic.clone(),
+        parts.plan,
+        site,
+        prepared.types.clone(),
+        prepared.faults.clone(),
+        backend,
+    )?;
+    session.stats.compile = compile;
+    for origin in origins {
+        session.stats.count(origin);
+    }
+    let result = session.upload(&captures, parts.root).and_then(|()| session.run(sink));
+    let stats = session.stats.clone();
+    drop(session);
+    drop(scratch);
+    executor::record_stats(stats);
+    result
+}
+
+/// What decides a comprehension's programs: the plan, the device, and the types observed at
+/// the call site.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct PreparedKey {
+    plan: usize,
+    device: usize,
+    captures: Vec<types::TypeDesc>,
+    root: types::TypeDesc,
+    output: types::TypeDesc,
+}
+
+/// A comprehension ready to run on a device for one [`PreparedKey`]: its solved types, its
+/// faults' texts and its programs.
+struct Prepared {
+    types: Vec<types::TypeDesc>,
+    faults: Vec<String>,
+    program: program::Built,
+    generic: program::Built,
+}
+
+/// The [`Prepared`] of `key`: made once per process (solving the types, assembling the source,
+/// building or loading the programs), then found by the key, so that a run of a few elements
+/// does not pay for the assembly again. Returns where the programs came from this time.
+fn prepared(
+    device: &dyn Device,
+    plan: &'static plan::DevicePlan,
+    par_fns: &[&'static str],
+    key: PreparedKey,
+) -> Result<(std::sync::Arc<Prepared>, [program::Origin; 2]), DeviceFailure> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    static PREPARED: OnceLock<Mutex<HashMap<PreparedKey, Arc<Prepared>>>> = OnceLock::new();
+    let table = PREPARED.get_or_init(Mutex::default);
+    if let Some(found) = table.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok((found.clone(), [program::Origin::Memory; 2]));
+    }
+    let info = device.info();
+    let (units, called) = resolve_par_fns(par_fns).map_err(DeviceFailure::cannot)?;
+    let signatures: Vec<(Vec<types::TypeDesc>, types::TypeDesc)> =
+        called.iter().map(|&u| units[u].signature.clone()).collect();
+    let observed = infer::Observations {
+        captures: &key.captures,
+        root: Some(key.root.clone()),
+        output: Some(key.output.clone()),
+        par_fns: &signatures,
+    };
+    let types = infer::solve(plan.classes, plan.constraints, &observed).map_err(|e| {
+        DeviceFailure::cannot(format!("its types could not be solved on the device: {e}"))
+    })?;
+    let uses_f64 =
+        types.iter().chain(units.iter().flat_map(|u| &u.types)).any(types::TypeDesc::uses_f64);
+    if !info.fp64 && uses_f64 {
+        return Err(DeviceFailure::cannot(format!("it uses f64, which {info} does not have")));
+    }
+    let prelude = program::type_prelude(types.iter().chain(units.iter().flat_map(|u| &u.types)));
+    let mut faults: Vec<String> = plan.faults.iter().map(|f| f.to_string()).collect();
+    let mut par_fn_source = String::new();
+    for (i, unit) in units.iter().enumerate() {
+        use std::fmt::Write as _;
+        let _ = writeln!(
+            par_fn_source,
+            "#define PCF_SELF pcf_{i}\n#define PCF_FAULT_BASE {}u",
+            faults.len()
+        );
+        for (k, &callee) in unit.callees.iter().enumerate() {
+            let _ = writeln!(par_fn_source, "#define PC_FN_{k} pcf_{callee}");
+        }
+        par_fn_source.push_str(&prelude.class_defines(&unit.types));
+        par_fn_source.push_str(unit.entry.source);
+        par_fn_source.push_str("#undef PCF_SELF\n#undef PCF_FAULT_BASE\n");
+        for k in 0..unit.callees.len() {
+            let _ = writeln!(par_fn_source, "#undef PC_FN_{k}");
+        }
+        par_fn_source.push_str(&program::class_undefs(unit.types.len()));
+        faults.extend(
+            unit.entry.faults.iter().map(|f| format!("{f}` in `#[par_fn] {}", unit.entry.path)),
+        );
+    }
+    let mut classes = prelude.class_defines(&types);
+    for (k, &u) in called.iter().enumerate() {
+        use std::fmt::Write as _;
+        let _ = writeln!(classes, "#define PC_FN_{k} pcf_{u}");
+    }
+    let source =
+        program::comprehension_source(plan, &prelude, &par_fn_source, &classes, &types, info.fp64);
+    let (generic, generic_origin) = program::generic(device)?;
+    let (program, origin) = program::build(device, &source)?;
+    let prepared = Arc::new(Prepared { types, faults, program, generic });
+    table.lock().unwrap_or_else(|p| p.into_inner()).insert(key, prepared.clone());
+    Ok((prepared, [generic_origin, origin]))
+}
+
+/// Runs a comprehension's device half on `backend`'s device, leaving its values there (the
+/// caller makes them a `DeviceVec`).
+pub(crate) fn collect_resident<T: types::DeviceType>(
+    backend: Backend,
+    site: &'static Site,
+    offload: &Offload<'_, T>,
+) -> Result<resident::Resident, DeviceFailure> {
+    if matches!(offload.parts().map(|p| p.plan.comp.terminal), Some(plan::Terminal::Rows)) {
+        return Err(DeviceFailure::cannot("its elements are rows"));
+    }
+    let mut sink = ResidentSink { chunks: Vec::new() };
+    run(backend, site, offload, &mut sink)?;
+    let desc = T::desc();
+    let resident = match sink.chunks.len() {
+        0 => {
+            let layout = types::ColumnLayout::new(&desc, 0).expect("no values");
+            resident::Resident::upload(backend, &[], layout, 0)?
+        }
+        1 => {
+            let (buffer, layout, len) = sink.chunks.pop().expect("one chunk");
+            resident::Resident::new(backend, buffer, layout, len)
+        }
+        _ => {
+            // Several chunks: their columns joined, leaf by leaf, within the device.
+            let len: usize = sink.chunks.iter().map(|c| c.2).sum();
+            let layout = types::ColumnLayout::new(&desc, len).ok_or_else(|| {
+                DeviceFailure::fatal(format!("a column of {len} values does not fit in memory"))
+            })?;
+            let device = device_of(backend)?;
+            let buffer = device.alloc(layout.bytes.max(8))?;
+            let queue = device.queue()?;
+            let mut at = 0;
+            for (chunk, chunk_layout, count) in &sink.chunks {
+                for (k, leaf) in layout.leaves.iter().enumerate() {
+                    queue.copy(
+                        chunk,
+                        chunk_layout.offsets[k],
+                        &buffer,
+                        layout.offsets[k] + at * leaf.size(),
+                        count * leaf.size(),
+                    )?;
+                }
+                at += count;
+            }
+            queue.finish()?;
+            resident::Resident::new(backend, buffer, layout, len)
+        }
+    };
+    Ok(resident)
+}
+
+/// Runs a comprehension's device half on `backend`'s device, gathering its outputs.
+pub(crate) fn collect<T: Send>(
+    backend: Backend,
+    site: &'static Site,
+    offload: &Offload<'_, T>,
+) -> Result<Vec<T>, DeviceFailure> {
+    let codec = offload
+        .parts()
+        .map(|p| p.output)
+        .ok_or_else(|| DeviceFailure::cannot("it has no device half"))?;
+    let rows = matches!(offload.parts().map(|p| p.plan.comp.terminal), Some(plan::Terminal::Rows));
+    if rows != codec.is_rows() {
+        return Err(DeviceFailure::cannot(format!(
+            "its elements are `{}`, which its device plan does not produce",
+            std::any::type_name::<T>()
+        )));
+    }
+    let mut sink = CollectSink { out: Vec::new(), codec, rows_base: 0 };
+    run(backend, site, offload, &mut sink)?;
+    Ok(sink.out)
+}
+
+/// Runs a comprehension's device half on `backend`'s device, reducing its outputs.
+#[cfg_attr(not(any(feature = "opencl", feature = "cuda-api")), allow(dead_code))]
+pub(crate) fn reduce<T, R: Reducer<T>>(
+    backend: Backend,
+    site: &'static Site,
+    offload: &Offload<'_, T>,
+    reducer: &R,
+) -> Result<R::Acc, DeviceFailure> {
+    let codec = offload
+        .parts()
+        .map(|p| p.output)
+        .ok_or_else(|| DeviceFailure::cannot("it has no device half"))?;
+    if codec.is_rows() {
+        return Err(DeviceFailure::cannot("a reduction of rows does not run on a device"));
+    }
+    let mut sink = ReduceSink { reducer, codec, acc: None, decided: false, refused: false };
+    run(backend, site, offload, &mut sink)?;
+    if sink.refused {
+        return Err(DeviceFailure::cannot("its reducer does not run on a device"));
+    }
+    Ok(sink.acc.unwrap_or_else(|| reducer.identity()))
+}
+
+/// A `#[par_fn]` a comprehension calls (directly or through another), ready to be put into
+/// its program.
+struct ParFnUnit {
+    entry: &'static par_fn::ParFnEntry,
+    /// Its callees, as indices into the list of units.
+    callees: Vec<usize>,
+    signature: (Vec<types::TypeDesc>, types::TypeDesc),
+    /// Its classes' types.
+    types: Vec<types::TypeDesc>,
+}
+
+/// The `#[par_fn]`s called by paths `names`, and those they call: callees before callers. Also
+/// the unit of each name. A function that is not marked, or that calls itself (OpenCL C has no
+/// recursion), is a reason to stay on the CPU.
+fn resolve_par_fns(names: &[&'static str]) -> Result<(Vec<ParFnUnit>, Vec<usize>), String> {
+    fn visit(
+        path: &'static str,
+        units: &mut Vec<ParFnUnit>,
+        index: &mut std::collections::HashMap<&'static str, Option<usize>>,
+    ) -> Result<usize, String> {
+        match index.get(path) {
+            Some(Some(done)) => return Ok(*done),
+            Some(None) => {
+                return Err(format!("`{path}` calls itself, and device code cannot recurse"))
+            }
+            None => {}
+        }
+        let entry = par_fn::find(path)
+            .ok_or_else(|| format!("it calls `{path}`, which is not marked `#[par_fn]`"))?;
+        index.insert(path, None);
+        let callees = (entry.callees)()
+            .into_iter()
+            .map(|callee| visit(callee, units, index))
+            .collect::<Result<Vec<usize>, String>>()?;
+        let signature = (entry.signature)();
+        let mut observations: Vec<types::TypeDesc> = signature.0.clone();
+        observations.push(signature.1.clone());
+        let callee_signatures: Vec<(Vec<types::TypeDesc>, types::TypeDesc)> =
+            callees.iter().map(|&c| units[c].signature.clone()).collect();
+        let observed = infer::Observations {
+            captures: &observations,
+            root: None,
+            output: None,
+            par_fns: &callee_signatures,
+        };
+        let types = infer::solve(entry.classes, entry.constraints, &observed)
+            .map_err(|e| format!("the types of `#[par_fn] {path}` could not be solved: {e}"))?;
+        units.push(ParFnUnit { entry, callees, signature, types });
+        index.insert(path, Some(units.len() - 1));
+        Ok(units.len() - 1)
+    }
+    let mut units = Vec::new();
+    let mut index = std::collections::HashMap::new();
+    let called =
+        names.iter().map(|&n| visit(n, &mut units, &mut index)).collect::<Result<_, _>>()?;
+    Ok((units, called))
+}
