@@ -72,6 +72,33 @@ fn expansions_find_their_parents_across_tiles() {
 }
 
 #[test]
+fn filtering_levels_step_across_work_items_and_tiles() {
+    // A filtering level below the first generator gives each work-item 32 consecutive positions
+    // and a work-group 256 × 32: rows ending inside, at and after those, rows of one, runs of
+    // empty rows, and a regular level whose rows wrap inside a work-item.
+    for &n in &[1u64, 2, 31, 32, 33, 63, 64, 65, 255, 257, 8191, 8192, 8193, 16385] {
+        on_every_backend(|| par![(x, y) | x <- 0..5u64, y <- 0..n, (x + y) % 3 != 1]);
+        on_every_backend(|| par![(x, y) | x <- 0..n, y <- 0..x % 7, (x ^ y) % 2 == 0]);
+        let lengths: Vec<u64> = (0..n).map(|r| if r % 50 < 45 { 0 } else { r % 37 }).collect();
+        on_every_backend(|| par![(r, j) | r <- 0..lengths.len(), j <- 0..lengths[r], j % 4 != 3]);
+        // Every position kept, and none.
+        on_every_backend(|| par![(x, y) | x <- 0..n, y <- 0..x % 33, y < 40]);
+        assert!(on_every_backend(|| par![y | x <- 0..n, y <- 0..x % 33, y > 40]).is_empty());
+    }
+    // One huge row among empty ones, then rows of one after runs of empty rows.
+    let mut lengths = vec![0u64; 20_000];
+    lengths[7] = 100_000;
+    for r in (100..20_000).step_by(333) {
+        lengths[r] = 1;
+    }
+    on_every_backend(|| par![(r, j) | r <- 0..lengths.len(), j <- 0..lengths[r], j % 5 != 0]);
+    // The same rows as a nested par!: kept values packed with their rows.
+    let rows: Vec<Vec<u64>> = lengths.iter().map(|&l| (0..l).collect()).collect();
+    let m = Jagged::from(rows);
+    on_every_backend(|| par![par![v | v <- m.row(i), v % 3 == 0] | i <- 0..m.len()]);
+}
+
+#[test]
 fn nested_reductions_reduce_by_key_across_tiles() {
     for &n in SIZES {
         // Rows shorter than, as long as and longer than a work-group, with empty rows: groups

@@ -28,7 +28,7 @@ use super::device::{Arg, Buffer, Device, DeviceError, DeviceErrorKind, Queue};
 use super::fault::{self, Fault};
 use super::host_data::{column_of, ColumnBytes, DynJagged, HostData};
 use super::plan::{ClassId, Comp, DevicePlan, Level, ReduceKind, RootKind, Terminal};
-use super::program::{reduce_items, Built, GROUP, LBS_ITEMS, TILE};
+use super::program::{reduce_items, Built, GROUP, LBS_ITEMS, LEVEL_ITEMS, TILE};
 use super::resident::Resident;
 use super::types::{columns_par, Prim};
 use super::types::{ColumnLayout, ColumnWriter, TypeDesc};
@@ -834,6 +834,11 @@ impl<'c> Session<'c> {
             // search.h); a reduction needs no packing (a rejected position adds the identity).
             let compacting =
                 level.filters && !(head_here && matches!(comp.terminal, Terminal::Reduce { .. }));
+            // Below the first generator, a compacting level's work-items take LEVEL_ITEMS
+            // positions each, and a work-group GROUP × LEVEL_ITEMS.
+            let coarse = compacting && !matches!(parents, Parents::Root);
+            let places_count =
+                if coarse { count.div_ceil(GROUP as u64 * LEVEL_ITEMS) } else { tiles };
             let out_group = if nested_comp { Some(self.alloc(entries * 8)?) } else { None };
             // What the kernel writes: the head's values or partials, or the children's columns.
             let head_out: Option<Column<'c>> =
@@ -845,12 +850,13 @@ impl<'c> Session<'c> {
                     outputs.push((v, self.column(class, count)?));
                 }
             }
-            let places = if compacting { Some(self.alloc((tiles + 1) * 8)?) } else { None };
+            let places = if compacting { Some(self.alloc((places_count + 1) * 8)?) } else { None };
             let items = match (&head_out, comp.terminal, nested_comp) {
                 // A reduction's level kernel runs whole work-groups.
                 (Some(_), Terminal::Reduce { reduction, .. }, false) => {
                     count.div_ceil(self.reduce_tile(reduction)) * GROUP as u64
                 }
+                _ if coarse => count.div_ceil(LEVEL_ITEMS),
                 _ => count,
             };
             // Bytes per value written.
@@ -865,7 +871,8 @@ impl<'c> Session<'c> {
             // work-group the tile's first parent again, and the two searches' offsets.
             let spanned = (parent_count as u128 * count as u128).div_ceil(total as u128) as u64 + 1;
             let parent_reads = count.min(spanned + tiles);
-            let search_bytes = if offsets.is_some() { tiles * 16 } else { 0 };
+            let searched_tiles = if coarse { places_count } else { tiles };
+            let search_bytes = if offsets.is_some() { searched_tiles * 16 } else { 0 };
             let reads = parent_reads * parent_bytes + search_bytes + count * element_bytes;
             let launch = |session: &mut Self, phase: u32| -> Result<(), DeviceFailure> {
                 let dummy = session.dummy();
@@ -914,6 +921,7 @@ impl<'c> Session<'c> {
                 Some(places) => {
                     // Phase 0 counts each work-group's kept positions; their scan gives each
                     // group its first place and the total; phase 1 writes the kept values.
+                    let tiles = places_count;
                     self.count_launch(level.kernel, reads + tiles * 8);
                     launch(self, 0)?;
                     self.count_launch("pc_scan_carries", tiles * 16);

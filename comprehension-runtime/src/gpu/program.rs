@@ -21,6 +21,10 @@ pub(crate) use super::device::GROUP;
 pub(crate) const ITEMS: u64 = 4;
 /// Positions per tile of the tiled kernels (`PC_TILE`).
 pub(crate) const TILE: u64 = GROUP as u64 * ITEMS;
+/// Consecutive positions per work-item of a filtering level below the first generator
+/// (`PC_LEVEL_ITEMS`): one parent search per work-item instead of one per position, the next
+/// positions' parent found by stepping, and one rank scan per `GROUP` × this many positions.
+pub(crate) const LEVEL_ITEMS: u64 = 32;
 /// Combined items per work-item of the load-balanced search (`PC_LBS_ITEMS`).
 pub(crate) const LBS_ITEMS: u64 = 16;
 
@@ -51,7 +55,10 @@ fn headers(fp64: bool) -> String {
         out.push_str("#define PC_HAVE_F64 1\n");
     }
     // Every launch of the runtime's programs runs work-groups of GROUP work-items.
-    let _ = writeln!(out, "#define PC_WG {GROUP}\n#define PC_FIXED_WG 1\n#define PC_ITEMS {ITEMS}");
+    let _ = writeln!(
+        out,
+        "#define PC_WG {GROUP}\n#define PC_FIXED_WG 1\n#define PC_ITEMS {ITEMS}\n#define PC_LEVEL_ITEMS {LEVEL_ITEMS}u"
+    );
     out.push_str(&parcomp_contract::fault_defines());
     for part in [PRELUDE, SCALAR, SOURCES, SEARCH, CAPTURES] {
         out.push_str(part);

@@ -546,20 +546,27 @@ impl KernelWriter<'_> {
             _ => None,
         };
         let mut tile = None;
-        if !root {
-            // The parents of the work-group's first and last positions (see search.h); a
-            // reduction's tile is larger and finds them in reduce_tile_begin.
-            body.line("PC_LOCAL_ARRAY(pc_u64, pc_span, 2);");
-            if reduce.is_none() {
-                body.line("if (!pc_fanout) pc_tile_span(pc_offsets, pc_parents, pc_j0, pc_count, PC_GROUP_ID() * PC_WG, PC_WG, pc_span);");
-            }
-        }
         // A level that filters (and is not reduced) writes only the positions it keeps, packed:
         // the kernel runs twice over the chunk (search.h): phase 0 counts each work-group's
         // kept positions into `pc_places`, which the host scans into each group's first place,
         // and phase 1 writes every kept position's values there. Values are held until the
         // group's ranks are known.
         let compacting = filters && reduce.is_none() && segmented.is_none();
+        // Below the first generator, such a level gives each work-item PC_LEVEL_ITEMS
+        // consecutive positions (search.h): one search per work-item, the next positions' parent
+        // found by stepping, and the work-group's ranks scanned once per PC_WG × PC_LEVEL_ITEMS
+        // positions.
+        let coarse = compacting && !root;
+        if !root {
+            // The parents of the work-group's first and last positions (see search.h); a
+            // reduction's tile is larger and finds them in reduce_tile_begin.
+            body.line("PC_LOCAL_ARRAY(pc_u64, pc_span, 2);");
+            if coarse {
+                body.line("if (!pc_fanout) pc_tile_span(pc_offsets, pc_parents, pc_j0, pc_count, (pc_u64)PC_GROUP_ID() * PC_WG * PC_LEVEL_ITEMS, PC_WG * PC_LEVEL_ITEMS, pc_span);");
+            } else if reduce.is_none() {
+                body.line("if (!pc_fanout) pc_tile_span(pc_offsets, pc_parents, pc_j0, pc_count, PC_GROUP_ID() * PC_WG, PC_WG, pc_span);");
+            }
+        }
         // (column, variable — empty for the head —, class) of each value held.
         let mut held: Vec<(String, String, Class)> = Vec::new();
         if compacting {
@@ -591,6 +598,42 @@ impl KernelWriter<'_> {
                 body.line("if (pc_t < pc_count && !PC_FAULTED(pc_fault)) {");
                 body.nested()
             }
+            (None, None) if coarse => {
+                body.line("PC_LOCAL_ARRAY(pc_u32, pc_ranks, PC_SCAN_SCRATCH);");
+                // The kept values, held in the work-item until its place is known (phase 1).
+                for (k, &(_, _, c)) in held.iter().enumerate() {
+                    body.line(format!("{} pc_keep{k}[PC_LEVEL_ITEMS];", ty(c)));
+                }
+                if nested {
+                    body.line("pc_u64 pc_keep_group[PC_LEVEL_ITEMS];");
+                }
+                body.line("pc_u32 pc_kept = 0;");
+                body.line("pc_u64 pc_t = (pc_u64)PC_GROUP_ID() * PC_WG * PC_LEVEL_ITEMS + (pc_u64)PC_LOCAL_ID() * PC_LEVEL_ITEMS;");
+                body.line("if (pc_t < pc_count && !PC_FAULTED(pc_fault)) {");
+                let mut items = body.nested();
+                items.line("pc_u64 pc_j = pc_j0 + pc_t;");
+                items.line("pc_u64 pc_p = pc_fanout ? pc_parent_of_regular(pc_j, pc_fanout) : pc_segment_in(pc_offsets, pc_span[0], pc_span[1], pc_j);");
+                items.line(
+                    "pc_u64 pc_i = pc_j - (pc_fanout ? pc_p * pc_fanout : pc_offsets[pc_p]);",
+                );
+                items.line("pc_u32 pc_items = pc_count - pc_t < PC_LEVEL_ITEMS ? (pc_u32)(pc_count - pc_t) : PC_LEVEL_ITEMS;");
+                items.line("for (pc_u32 pc_k = 0; pc_k < pc_items; pc_k++, pc_j++, pc_i++) {");
+                let mut item = items.nested();
+                // The next position: the same parent's next child, or the next parent's first,
+                // or — past empty parents — a later one's, searched for from the next parent on
+                // (so a run of empty parents costs one search, not a step each).
+                item.line("if (pc_k > 0u) {");
+                item.line("  if (pc_fanout) {");
+                item.line("    if (pc_i == pc_fanout) { pc_i = 0; pc_p++; }");
+                item.line("  } else if (pc_j >= pc_offsets[pc_p + 1]) {");
+                item.line("    pc_p++;");
+                item.line("    if (pc_j >= pc_offsets[pc_p + 1]) pc_p = pc_segment_in(pc_offsets, pc_p + 1, pc_span[1], pc_j);");
+                item.line("    pc_i = pc_j - pc_offsets[pc_p];");
+                item.line("  }");
+                item.line("}");
+                body.append(items);
+                item
+            }
             (None, None) if compacting => {
                 body.line("PC_LOCAL_ARRAY(pc_u32, pc_ranks, PC_SCAN_SCRATCH);");
                 body.line("pc_u64 pc_t = PC_GLOBAL_ID();");
@@ -611,14 +654,17 @@ impl KernelWriter<'_> {
                 body.nested()
             }
         };
-        work.line("pc_u64 pc_j = pc_j0 + pc_t;");
-        if root {
+        if coarse {
+            // pc_j, pc_p and pc_i are the loop's.
+        } else if root {
+            work.line("pc_u64 pc_j = pc_j0 + pc_t;");
             work.line("pc_u64 pc_i = pc_j;");
         } else {
+            work.line("pc_u64 pc_j = pc_j0 + pc_t;");
             work.line("pc_u64 pc_p = pc_fanout ? pc_parent_of_regular(pc_j, pc_fanout) : pc_segment_in(pc_offsets, pc_span[0], pc_span[1], pc_j);");
             work.line("pc_u64 pc_i = pc_j - (pc_fanout ? pc_p * pc_fanout : pc_offsets[pc_p]);");
         }
-        if !compacting {
+        if !compacting || coarse {
             work.line("pc_bool pc_pass = 0;");
         }
         work.line("do {");
@@ -633,6 +679,23 @@ impl KernelWriter<'_> {
         self.qualifiers(plan, &level.after, &mut inner);
         inner.line("pc_pass = 1;");
         match head {
+            _ if coarse => {
+                inner.line("if (pc_phase != 0u) {");
+                let mut keep = inner.nested();
+                for (k, (_, var, _)) in held.iter().enumerate() {
+                    let value = if var.is_empty() {
+                        self.ew.expr(device(&plan.head), &mut keep)
+                    } else {
+                        var.clone()
+                    };
+                    keep.line(format!("pc_keep{k}[pc_kept] = {value};"));
+                }
+                if nested {
+                    keep.line("pc_keep_group[pc_kept] = pc_in_group[pc_p];");
+                }
+                inner.append(keep);
+                inner.line("}");
+            }
             _ if compacting => {
                 for (k, (_, var, _)) in held.iter().enumerate() {
                     let value = if var.is_empty() {
@@ -660,13 +723,40 @@ impl KernelWriter<'_> {
             _ if compacting => {}
             _ => work.line("(void)pc_pass;"),
         }
-        if nested && compacting {
+        if coarse {
+            work.line("pc_kept += pc_pass;");
+        } else if nested && compacting {
             work.line("pc_keep_group = pc_in_group[pc_p];");
         } else if nested && segmented.is_none() {
             work.line("pc_out_group[pc_t] = pc_in_group[pc_p];");
         }
         match (reduce, tile, segmented) {
             (Some(r), Some(each), _) => self.reduce_tile_end(r, (each, work), &mut body),
+            _ if coarse => {
+                // `work` is the loop's body: close the loop and the bounds check.
+                body.append(work);
+                body.line("  }");
+                body.line("}");
+                body.line("pc_u32 pc_rank = pc_group_scan_u32(pc_kept, pc_ranks);");
+                body.line("if (pc_phase == 0u) {");
+                body.line("  if (PC_LOCAL_ID() == PC_WG - 1u) pc_places[PC_GROUP_ID()] = (pc_u64)pc_rank + pc_kept;");
+                body.line("} else {");
+                let mut write = body.nested();
+                write.line("pc_u64 pc_at = pc_places[PC_GROUP_ID()] + pc_rank;");
+                write.line("for (pc_u32 pc_m = 0; pc_m < pc_kept; pc_m++) {");
+                for (k, &(ref column, _, c)) in held.iter().enumerate() {
+                    write.line(format!(
+                        "  {}({column}, pc_out_cap, pc_at + pc_m, pc_keep{k}[pc_m]);",
+                        types::store(c)
+                    ));
+                }
+                if nested {
+                    write.line("  pc_out_group[pc_at + pc_m] = pc_keep_group[pc_m];");
+                }
+                write.line("}");
+                body.append(write);
+                body.line("}");
+            }
             _ if compacting => {
                 body.append(work);
                 body.line("}");
