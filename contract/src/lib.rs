@@ -3,6 +3,8 @@
 //! defined once so that the two sides cannot drift apart.
 //!
 //! - [`Prim`]: the device's primitive types, by their Rust names and their kernel tags.
+//! - [`Constraint`]: how the macro relates the type classes of a kernel's expressions, which
+//!   the runtime solves; over the macro's ids ([`ConstraintIds`]) or as emitted ([`Static`]).
 //! - [`CaptureKind`], [`RootKind`], [`ReduceKind`]: how the kernels read captured values and
 //!   the first generator, and what a reduction's partial results are.
 //! - [`FaultCode`]: the codes a kernel records when a check fails, with their C names; the
@@ -12,6 +14,9 @@
 //! the `parcomp` crate; this one has no API of its own for users.
 
 #![forbid(unsafe_code)]
+
+use std::fmt::Debug;
+use std::hash::Hash;
 
 /// The primitive types of the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -132,6 +137,76 @@ impl Prim {
     pub fn is_signed(self) -> bool {
         matches!(self, Prim::I8 | Prim::I16 | Prim::I32 | Prim::I64)
     }
+}
+
+/// The ids a [`Constraint`] is written over: the macro's own newtypes while it compiles a
+/// comprehension, plain numbers in the static data it emits and the runtime solves ([`Static`]).
+///
+/// Implemented by marker types, which derive what [`Constraint`] derives (its derived impls ask
+/// the same of their type parameter).
+pub trait ConstraintIds {
+    /// A type class: every expression of one class has the same type.
+    type Class: Copy + Debug + Eq + Hash;
+    /// The classes of a tuple's fields, in order.
+    type Classes: Clone + Debug + Eq + Hash;
+    /// A value the kernels read from the caller, by its number.
+    type Capture: Copy + Debug + Eq + Hash;
+    /// A `#[par_fn]` called by the comprehension, by its number (in the order of first call).
+    type ParFn: Copy + Debug + Eq + Hash;
+}
+
+/// The ids of the emitted constraints: numbers, and a static slice of a tuple's classes. What
+/// the runtime solves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Static;
+
+impl ConstraintIds for Static {
+    type Class = u32;
+    type Classes = &'static [u32];
+    type Capture = u32;
+    type ParFn = u32;
+}
+
+/// What relates the type classes of a kernel's expressions.
+///
+/// Types are not known when the macro runs — only Rust knows them — so each expression of the
+/// device code gets a class, related to the others by constraints (`a + b` has the class of
+/// `a`, which is the class of `b`; `x as f32` is `f32`; an integer literal is some integer
+/// type). The runtime solves the classes from what the emitted code observes (the types of the
+/// captured values, of the first generator's elements and of the head), so one kernel source
+/// serves every instantiation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Constraint<Ids: ConstraintIds = Static> {
+    /// Both classes are one type.
+    Same(Ids::Class, Ids::Class),
+    /// The class is this primitive.
+    Prim(Ids::Class, Prim),
+    /// The class is an integer type (an unsuffixed integer literal: `i32` if nothing else
+    /// decides, as in Rust).
+    Integer(Ids::Class),
+    /// The class is a float type (an unsuffixed float literal: `f64` if nothing else decides).
+    Float(Ids::Class),
+    /// The class is the tuple of these classes.
+    Tuple(Ids::Class, Ids::Classes),
+    /// The second class is field `.n` of the first (a tuple whose length the macro does not
+    /// know).
+    Field(Ids::Class, u32, Ids::Class),
+    /// The first class is `Option` of the second.
+    Option(Ids::Class, Ids::Class),
+    /// The class is the type of a captured value.
+    Capture(Ids::Class, Ids::Capture),
+    /// The class is the element type of a captured collection.
+    Element(Ids::Class, Ids::Capture),
+    /// The class is the element type of the first generator.
+    Root(Ids::Class),
+    /// The class is the type of the comprehension's elements.
+    Output(Ids::Class),
+    /// The first class is the unsigned type of the second's width (`abs_diff`).
+    Unsigned(Ids::Class, Ids::Class),
+    /// The class is the type of parameter `n` of a `#[par_fn]`.
+    Param(Ids::Class, Ids::ParFn, u32),
+    /// The class is the return type of a `#[par_fn]`.
+    Return(Ids::Class, Ids::ParFn),
 }
 
 /// How the kernels read a captured value.
@@ -266,6 +341,16 @@ mod tests {
         }
         assert_eq!(Prim::from_rust("usize"), Some(Prim::U64));
         assert_eq!(Prim::from_rust("char"), None);
+    }
+
+    #[test]
+    fn static_constraints_copy_and_print_as_written() {
+        // The runtime's messages print the static form.
+        let tuple = Constraint::<Static>::Tuple(0, &[1, 2]);
+        let copy = tuple;
+        assert_eq!(copy, tuple);
+        assert_eq!(format!("{tuple:?}"), "Tuple(0, [1, 2])");
+        assert_eq!(format!("{:?}", Constraint::<Static>::Param(3, 1, 0)), "Param(3, 1, 0)");
     }
 
     #[test]

@@ -49,38 +49,10 @@ pub use super::types::Prim;
 /// the contract's kinds, shared with the macro.
 pub use parcomp_contract::{CaptureKind, ReduceKind, RootKind};
 
-/// How the macro relates the classes (see `flatten_core::plan::kernel_ir::Constraint`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Constraint {
-    /// Both classes are one type.
-    Same(ClassId, ClassId),
-    /// The class is this primitive.
-    Prim(ClassId, Prim),
-    /// The class is an integer type (`i32` if nothing else decides).
-    Integer(ClassId),
-    /// The class is a float type (`f64` if nothing else decides).
-    Float(ClassId),
-    /// The class is the tuple of these classes.
-    Tuple(ClassId, &'static [ClassId]),
-    /// The second class is field `.n` of the first.
-    Field(ClassId, u32, ClassId),
-    /// The first class is `Option` of the second.
-    Option(ClassId, ClassId),
-    /// The class is the type of capture `n`.
-    Capture(ClassId, u32),
-    /// The class is the element type of capture `n`.
-    Element(ClassId, u32),
-    /// The class is the element type of the first generator.
-    Root(ClassId),
-    /// The class is the type of the comprehension's elements.
-    Output(ClassId),
-    /// The first class is the unsigned type of the second's width.
-    Unsigned(ClassId, ClassId),
-    /// The class is the type of parameter `n` of `#[par_fn]` number `f`.
-    Param(ClassId, u32, u32),
-    /// The class is the return type of `#[par_fn]` number `f`.
-    Return(ClassId, u32),
-}
+/// How the macro relates the classes: the contract's constraints in the form the macro emits
+/// them (classes, captures and `#[par_fn]`s by number). An alias, not a re-export, so that the
+/// emitted `Constraint::Tuple(0, &[1, 2])` names the form and its slice coerces.
+pub type Constraint = parcomp_contract::Constraint<parcomp_contract::Static>;
 
 /// A value the kernels read from the caller.
 #[derive(Clone, Copy, Debug)]

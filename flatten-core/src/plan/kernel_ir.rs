@@ -35,39 +35,20 @@ pub struct ParFnId(pub u32);
 /// The primitive types of the device (the contract's, shared with the runtime).
 pub use parcomp_contract::Prim;
 
-/// What relates the classes; the runtime solves them (see the module documentation).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Constraint {
-    /// Both classes are one type.
-    Same(Class, Class),
-    /// The class is this primitive.
-    Prim(Class, Prim),
-    /// The class is an integer type (an unsuffixed integer literal: `i32` if nothing else
-    /// decides, as in Rust).
-    Integer(Class),
-    /// The class is a float type (an unsuffixed float literal: `f64` if nothing else decides).
-    Float(Class),
-    /// The class is a tuple of these classes.
-    Tuple(Class, Vec<Class>),
-    /// The second class is field `.n` of the first (a tuple whose length the macro does not
-    /// know).
-    Field(Class, u32, Class),
-    /// The first class is `Option` of the second.
-    Option(Class, Class),
-    /// The class is the type of a captured value.
-    Capture(Class, CaptureId),
-    /// The class is the element type of a captured collection.
-    Element(Class, CaptureId),
-    /// The class is the element type of the first generator.
-    Root(Class),
-    /// The class is the type of the comprehension's elements.
-    Output(Class),
-    /// The first class is the unsigned type of the second's width (`abs_diff`).
-    Unsigned(Class, Class),
-    /// The class is the type of parameter `n` of a `#[par_fn]`.
-    Param(Class, ParFnId, u32),
-    /// The class is the return type of a `#[par_fn]`.
-    Return(Class, ParFnId),
+/// What relates the classes; the runtime solves them (see the module documentation): the
+/// contract's constraints over the macro's ids.
+pub type Constraint = parcomp_contract::Constraint<MacroIds>;
+
+/// The ids of the macro's constraints: its newtypes, and a tuple's classes in a `Vec`. The
+/// emitted code holds them as the contract's [`parcomp_contract::Static`] form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MacroIds;
+
+impl parcomp_contract::ConstraintIds for MacroIds {
+    type Class = Class;
+    type Classes = Vec<Class>;
+    type Capture = CaptureId;
+    type ParFn = ParFnId;
 }
 
 /// A value read from the caller: evaluated once on the host and copied to the device.

@@ -15,10 +15,10 @@
 
 use crate::analysis::device::generator::root_is_range;
 use crate::back::kernel::{self, CompManifest, ReduceKind, TerminalManifest};
-use crate::plan::kernel_ir::{CaptureKind, Constraint, Prim};
+use crate::plan::kernel_ir::{CaptureId, CaptureKind, Class, Constraint, ParFnId, Prim};
 use crate::plan::{Compiled, Marker, StepKind};
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::Ident;
 
@@ -245,69 +245,42 @@ fn prim(p: Prim, gpu: &TokenStream) -> TokenStream {
     quote! { #gpu::Prim::#variant }
 }
 
-/// A constraint as the runtime's `Constraint` (`gpu` the path of the runtime's plan types).
+/// A constraint in the contract's `Static` form, as the runtime reads it (`gpu` the path of the
+/// runtime's plan types): the ids by number, a tuple's classes in a static slice.
 pub(crate) fn constraint(c: &Constraint, gpu: &TokenStream) -> TokenStream {
+    let ty = quote! { #gpu::Constraint };
     match c {
-        Constraint::Same(a, b) => {
-            let (a, b) = (a.0, b.0);
-            quote! { #gpu::Constraint::Same(#a, #b) }
-        }
+        Constraint::Same(a, b) => quote! { #ty::Same(#a, #b) },
         Constraint::Prim(a, p) => {
-            let a = a.0;
             let p = prim(*p, gpu);
-            quote! { #gpu::Constraint::Prim(#a, #p) }
+            quote! { #ty::Prim(#a, #p) }
         }
-        Constraint::Integer(a) => {
-            let a = a.0;
-            quote! { #gpu::Constraint::Integer(#a) }
-        }
-        Constraint::Float(a) => {
-            let a = a.0;
-            quote! { #gpu::Constraint::Float(#a) }
-        }
-        Constraint::Tuple(a, items) => {
-            let a = a.0;
-            let items = items.iter().map(|c| c.0);
-            quote! { #gpu::Constraint::Tuple(#a, &[#(#items),*]) }
-        }
-        Constraint::Field(a, n, b) => {
-            let (a, b) = (a.0, b.0);
-            quote! { #gpu::Constraint::Field(#a, #n, #b) }
-        }
-        Constraint::Option(a, b) => {
-            let (a, b) = (a.0, b.0);
-            quote! { #gpu::Constraint::Option(#a, #b) }
-        }
-        Constraint::Capture(a, k) => {
-            let (a, k) = (a.0, k.0);
-            quote! { #gpu::Constraint::Capture(#a, #k) }
-        }
-        Constraint::Element(a, k) => {
-            let (a, k) = (a.0, k.0);
-            quote! { #gpu::Constraint::Element(#a, #k) }
-        }
-        Constraint::Root(a) => {
-            let a = a.0;
-            quote! { #gpu::Constraint::Root(#a) }
-        }
-        Constraint::Output(a) => {
-            let a = a.0;
-            quote! { #gpu::Constraint::Output(#a) }
-        }
-        Constraint::Unsigned(a, b) => {
-            let (a, b) = (a.0, b.0);
-            quote! { #gpu::Constraint::Unsigned(#a, #b) }
-        }
-        Constraint::Param(a, f, n) => {
-            let (a, f) = (a.0, f.0);
-            quote! { #gpu::Constraint::Param(#a, #f, #n) }
-        }
-        Constraint::Return(a, f) => {
-            let (a, f) = (a.0, f.0);
-            quote! { #gpu::Constraint::Return(#a, #f) }
-        }
+        Constraint::Integer(a) => quote! { #ty::Integer(#a) },
+        Constraint::Float(a) => quote! { #ty::Float(#a) },
+        Constraint::Tuple(a, items) => quote! { #ty::Tuple(#a, &[#(#items),*]) },
+        Constraint::Field(a, n, b) => quote! { #ty::Field(#a, #n, #b) },
+        Constraint::Option(a, b) => quote! { #ty::Option(#a, #b) },
+        Constraint::Capture(a, n) => quote! { #ty::Capture(#a, #n) },
+        Constraint::Element(a, n) => quote! { #ty::Element(#a, #n) },
+        Constraint::Root(a) => quote! { #ty::Root(#a) },
+        Constraint::Output(a) => quote! { #ty::Output(#a) },
+        Constraint::Unsigned(a, b) => quote! { #ty::Unsigned(#a, #b) },
+        Constraint::Param(a, f, n) => quote! { #ty::Param(#a, #f, #n) },
+        Constraint::Return(a, f) => quote! { #ty::Return(#a, #f) },
     }
 }
+
+/// The macro's ids emitted as the numbers they wrap (`Class(3)` is `3u32`).
+macro_rules! id_tokens {
+    ($($id:ty),*) => {$(
+        impl ToTokens for $id {
+            fn to_tokens(&self, tokens: &mut TokenStream) {
+                self.0.to_tokens(tokens)
+            }
+        }
+    )*};
+}
+id_tokens!(Class, CaptureId, ParFnId);
 
 /// Under `@gpu`: the check that the function at `path` is a `#[par_fn]`, an error at the call
 /// naming the function otherwise.
