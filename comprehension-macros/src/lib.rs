@@ -3,68 +3,69 @@
 //! through the `parcomp` crate, which also provides the runtime they call and documents the
 //! language.
 
+use flatten_core::{expand, Macro};
 use proc_macro::TokenStream;
 
 /// `par![HEAD | QUALIFIERS]`: a data-parallel array comprehension, collected into a `Vec`.
 #[proc_macro]
 pub fn par(input: TokenStream) -> TokenStream {
-    flatten_core::expand("par", input.into()).into()
+    expand(Macro::Par, input.into()).into()
 }
 
 /// `par_device![HEAD | QUALIFIERS]`: a `par!` whose elements stay in the device's memory when
 /// it runs on a device (a `DeviceVec`), for the next comprehension to read without a copy.
 #[proc_macro]
 pub fn par_device(input: TokenStream) -> TokenStream {
-    flatten_core::expand("par_device", input.into()).into()
+    expand(Macro::ParDevice, input.into()).into()
 }
 
 /// `par_sum![HEAD | QUALIFIERS]`: the sum of the comprehension's elements.
 #[proc_macro]
 pub fn par_sum(input: TokenStream) -> TokenStream {
-    flatten_core::expand("par_sum", input.into()).into()
+    expand(Macro::ParSum, input.into()).into()
 }
 
 /// `par_product![HEAD | QUALIFIERS]`: the product of the comprehension's elements.
 #[proc_macro]
 pub fn par_product(input: TokenStream) -> TokenStream {
-    flatten_core::expand("par_product", input.into()).into()
+    expand(Macro::ParProduct, input.into()).into()
 }
 
 /// `par_min![HEAD | QUALIFIERS]`: the least element, `None` if there is none.
 #[proc_macro]
 pub fn par_min(input: TokenStream) -> TokenStream {
-    flatten_core::expand("par_min", input.into()).into()
+    expand(Macro::ParMin, input.into()).into()
 }
 
 /// `par_max![HEAD | QUALIFIERS]`: the greatest element, `None` if there is none.
 #[proc_macro]
 pub fn par_max(input: TokenStream) -> TokenStream {
-    flatten_core::expand("par_max", input.into()).into()
+    expand(Macro::ParMax, input.into()).into()
 }
 
 /// `par_count![HEAD | QUALIFIERS]`: the number of elements.
 #[proc_macro]
 pub fn par_count(input: TokenStream) -> TokenStream {
-    flatten_core::expand("par_count", input.into()).into()
+    expand(Macro::ParCount, input.into()).into()
 }
 
 /// `par_any![BOOL | QUALIFIERS]`: whether some element is `true`.
 #[proc_macro]
 pub fn par_any(input: TokenStream) -> TokenStream {
-    flatten_core::expand("par_any", input.into()).into()
+    expand(Macro::ParAny, input.into()).into()
 }
 
 /// `par_all![BOOL | QUALIFIERS]`: whether every element is `true`.
 #[proc_macro]
 pub fn par_all(input: TokenStream) -> TokenStream {
-    flatten_core::expand("par_all", input.into()).into()
+    expand(Macro::ParAll, input.into()).into()
 }
 
 /// `par_reduce!(op, identity; HEAD | QUALIFIERS)`: the elements combined with an associative
 /// `op` whose neutral element is `identity`.
 #[proc_macro]
 pub fn par_reduce(input: TokenStream) -> TokenStream {
-    flatten_core::expand("par_reduce", input.into()).into()
+    expand(Macro::ParReduce, input.into()).into()
 }
 
 /// The element whose key is least, the first of equal keys (as `Iterator::min_by_key`);
@@ -75,14 +76,14 @@ pub fn par_reduce(input: TokenStream) -> TokenStream {
 /// `total_cmp`.
 #[proc_macro]
 pub fn par_min_by_key(input: TokenStream) -> TokenStream {
-    flatten_core::expand("par_min_by_key", input.into()).into()
+    expand(Macro::ParMinByKey, input.into()).into()
 }
 
 /// The element whose key is greatest, the last of equal keys (as `Iterator::max_by_key`);
 /// `None` when there is no element: "which line is longest".
 #[proc_macro]
 pub fn par_max_by_key(input: TokenStream) -> TokenStream {
-    flatten_core::expand("par_max_by_key", input.into()).into()
+    expand(Macro::ParMaxByKey, input.into()).into()
 }
 
 /// `par_explain![HEAD | QUALIFIERS]`: the plan `par!` makes of a comprehension, as a

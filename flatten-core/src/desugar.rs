@@ -22,6 +22,7 @@ use crate::error::{error, error_spanned, Errors};
 use crate::plan::Terminal;
 use crate::syntax::{self, bound_names, Qualifier, TransformKind};
 use crate::text::text;
+use crate::Macro;
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{format_ident, quote};
 use syn::{Expr, Ident};
@@ -88,7 +89,7 @@ fn tuple(names: &[Ident]) -> TokenStream {
 }
 
 /// Cuts the comprehension `input` of the macro `name`; `rt` is the runtime's path.
-fn cut(name: &str, input: TokenStream, rt: &TokenStream) -> Result<Cut, syn::Error> {
+fn cut(name: Macro, input: TokenStream, rt: &TokenStream) -> Result<Cut, syn::Error> {
     let mut errors = Errors::default();
     let Some(comprehension) = syntax::parse(input, &mut errors) else {
         return Err(errors.finish(()).expect_err("a failed parse reports an error"));
@@ -112,7 +113,13 @@ fn cut(name: &str, input: TokenStream, rt: &TokenStream) -> Result<Cut, syn::Err
         comprehension.branches.into_iter().next().expect("a parsed comprehension has a branch");
     let order_matters = !matches!(
         name,
-        "par_sum" | "par_product" | "par_min" | "par_max" | "par_count" | "par_any" | "par_all"
+        Macro::ParSum
+            | Macro::ParProduct
+            | Macro::ParMin
+            | Macro::ParMax
+            | Macro::ParCount
+            | Macro::ParAny
+            | Macro::ParAll
     );
     let qualifiers: Vec<(Qualifier, TokenStream)> =
         branch.qualifiers.into_iter().zip(branch.tokens).collect();
@@ -328,7 +335,7 @@ fn group_key(key: &Expr, scope: &[Ident]) -> Result<Vec<Ident>, syn::Error> {
 /// The comprehension `input` of the macro `name` (whose arguments before `;`, for
 /// `par_reduce!`, are `prefix`), cut at its transforms and emitted.
 pub(crate) fn expand(
-    name: &str,
+    name: Macro,
     prefix: TokenStream,
     input: TokenStream,
     rt: &TokenStream,
@@ -405,7 +412,7 @@ fn count_value(count: &Expr) -> TokenStream {
 
 /// `par_explain!` of a comprehension with transforms: each part's plan, and the steps between.
 pub(crate) fn explain(input: TokenStream, rt: &TokenStream) -> Result<String, syn::Error> {
-    let cut = cut("par", input, rt)?;
+    let cut = cut(Macro::Par, input, rt)?;
     let mut out = String::new();
     let mut errors = Errors::default();
     let parts = cut.steps.iter().filter(|s| matches!(s, Step::Part { .. })).count() + 1;

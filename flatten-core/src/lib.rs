@@ -22,11 +22,13 @@ pub mod analysis;
 pub mod back;
 mod desugar;
 pub mod error;
+mod macros;
 pub mod par_fn;
 pub mod plan;
 pub mod syntax;
 mod text;
 
+pub use macros::Macro;
 pub use plan::{Compiled, Plan, Terminal};
 pub use text::text;
 
@@ -66,19 +68,18 @@ pub fn compile(input: TokenStream, terminal: Terminal) -> Result<Compiled, syn::
     })
 }
 
-/// Expands the macro `name` of the `par!` family (`par`, `par_sum`, `par_product`, `par_min`,
-/// `par_max`, `par_count`, `par_any`, `par_all`, `par_reduce`) into runtime calls.
-pub fn expand(name: &str, input: TokenStream) -> TokenStream {
+/// Expands the macro `mac` of the `par!` family into runtime calls.
+pub fn expand(mac: Macro, input: TokenStream) -> TokenStream {
     if is_use_marker(&input) {
         // Emitted by an enclosing comprehension that flattened this one (see `emit`).
         return TokenStream::new();
     }
     let markers = analysis::nested_macro_mentions(&input);
     let rt = runtime_path();
-    let expanded = match name {
-        "par_min_by_key" | "par_max_by_key" => by_key(name, input, &rt),
-        "par_device" => device_result(input, &rt),
-        _ => expand_family(name, input, &rt),
+    let expanded = match mac {
+        Macro::ParMinByKey | Macro::ParMaxByKey => by_key(mac, input, &rt),
+        Macro::ParDevice => device_result(input, &rt),
+        _ => expand_family(mac, input, &rt),
     };
     match expanded {
         Ok(tokens) => tokens,
@@ -95,7 +96,7 @@ pub fn expand(name: &str, input: TokenStream) -> TokenStream {
 /// `DeviceVec`). With transforms, whose last step runs on the host, the result is uploaded once.
 fn device_result(input: TokenStream, rt: &TokenStream) -> Result<TokenStream, syn::Error> {
     if desugar::has_transforms(&input) && single_branch(&input) {
-        let collected = desugar::expand("par", TokenStream::new(), input, rt)?;
+        let collected = desugar::expand(Macro::Par, TokenStream::new(), input, rt)?;
         return Ok(quote! { #rt::DeviceVec::from_vec(#collected) });
     }
     // The head's tokens (up to the first `|` outside any group), for an error pointing at them.
@@ -104,7 +105,7 @@ fn device_result(input: TokenStream, rt: &TokenStream) -> Result<TokenStream, sy
         .into_iter()
         .take_while(|t| !matches!(t, proc_macro2::TokenTree::Punct(p) if p.as_char() == '|'))
         .collect();
-    let mut compiled = plan_of("par", input).and_then(require_device)?;
+    let mut compiled = plan_of(Macro::Par, input).and_then(require_device)?;
     if compiled.plan.rows {
         return Err(error::error_spanned(
             head,
@@ -121,20 +122,20 @@ fn device_result(input: TokenStream, rt: &TokenStream) -> Result<TokenStream, sy
 /// A macro of the family other than the by-key ones: cut at its transforms if it has any,
 /// else compiled and emitted whole.
 fn expand_family(
-    name: &str,
+    mac: Macro,
     input: TokenStream,
     rt: &TokenStream,
 ) -> Result<TokenStream, syn::Error> {
-    let (prefix, rest) = if name == "par_reduce" {
+    let (prefix, rest) = if mac == Macro::ParReduce {
         let (op, identity, rest) = syntax::reduce_arguments(input.clone())?;
         (quote! { #op, #identity; }, rest)
     } else {
         (TokenStream::new(), input.clone())
     };
     if desugar::has_transforms(&rest) && single_branch(&rest) {
-        return desugar::expand(name, prefix, rest, rt);
+        return desugar::expand(mac, prefix, rest, rt);
     }
-    let compiled = plan_of(name, input).and_then(require_device)?;
+    let compiled = plan_of(mac, input).and_then(require_device)?;
     Ok(back::rust::emit(&compiled, rt))
 }
 
@@ -148,11 +149,11 @@ fn single_branch(input: &TokenStream) -> bool {
 /// `KEY(&element)` is least (the first of equals) or greatest (the last of equals), as
 /// `Iterator::min_by_key`/`max_by_key`; keys compare as `OrderKey`s. Compiled as `par_min!` or
 /// `par_max!` of `Keyed::of(HEAD, &KEY)`, which compares by key alone.
-fn by_key(name: &str, input: TokenStream, rt: &TokenStream) -> Result<TokenStream, syn::Error> {
-    let (key, rest) = syntax::by_key_arguments(name, input)?;
+fn by_key(mac: Macro, input: TokenStream, rt: &TokenStream) -> Result<TokenStream, syn::Error> {
+    let (key, rest) = syntax::by_key_arguments(mac, input)?;
     let (head, qualifiers) = syntax::split_head(rest);
     let keyed = quote! { #rt::Keyed::of(#head, &(#key)) | #qualifiers };
-    let inner = if name == "par_min_by_key" { "par_min" } else { "par_max" };
+    let inner = if mac == Macro::ParMinByKey { Macro::ParMin } else { Macro::ParMax };
     let value = expand_family(inner, keyed, rt)?;
     Ok(quote! { ::core::option::Option::map(#value, #rt::Keyed::into_value) })
 }
@@ -232,9 +233,9 @@ fn is_use_marker(input: &TokenStream) -> bool {
         if at.as_char() == '@' && used == "used")
 }
 
-/// The plan of the macro `name` of the family on `input`.
-fn plan_of(name: &str, input: TokenStream) -> Result<Compiled, syn::Error> {
-    if name == "par_reduce" {
+/// The plan of the macro `mac` of the family on `input`.
+fn plan_of(mac: Macro, input: TokenStream) -> Result<Compiled, syn::Error> {
+    if mac == Macro::ParReduce {
         let (op, identity, rest) = syntax::reduce_arguments(input)?;
         return compile(
             rest,
@@ -242,7 +243,7 @@ fn plan_of(name: &str, input: TokenStream) -> Result<Compiled, syn::Error> {
         );
     }
     let terminal =
-        Terminal::named(name).unwrap_or_else(|| panic!("`{name}!` is not a parcomp macro"));
+        Terminal::of(mac).unwrap_or_else(|| panic!("`{mac}!` is compiled as another macro"));
     compile(input, terminal)
 }
 

@@ -14,24 +14,12 @@ use crate::error::error_spanned;
 use crate::plan::{Nested, Plan, Prelude, Slot, Terminal};
 use crate::syntax::{self, reduce_arguments};
 use crate::text::text;
+use crate::Macro;
 use proc_macro2::{Span, TokenStream, TokenTree};
 use std::collections::HashSet;
 use syn::visit::Visit;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Ident};
-
-/// The macros of the `par!` family, by the last segment of their path.
-const FAMILY: &[&str] = &[
-    "par",
-    "par_sum",
-    "par_product",
-    "par_min",
-    "par_max",
-    "par_count",
-    "par_any",
-    "par_all",
-    "par_reduce",
-];
 
 impl Analyzer<'_> {
     /// Replaces the comprehensions nested in `head` by the names of their results, adding their
@@ -96,7 +84,7 @@ impl Analyzer<'_> {
         context: Vec<Slot>,
         prelude: &mut Vec<Prelude>,
     ) -> Option<Plan> {
-        let (terminal, tokens) = if found.name == "par_reduce" {
+        let (terminal, tokens) = if found.name == Macro::ParReduce {
             match reduce_arguments(found.mac.tokens.clone()) {
                 Ok((op, identity, rest)) => (
                     Terminal::Reduce {
@@ -112,7 +100,7 @@ impl Analyzer<'_> {
                 }
             }
         } else {
-            (Terminal::named(&found.name)?, found.mac.tokens.clone())
+            (Terminal::of(found.name)?, found.mac.tokens.clone())
         };
         let inner_text = text(&tokens);
         let comprehension = syntax::parse(tokens, self.errors)?;
@@ -168,8 +156,8 @@ pub(super) fn ident_pattern(name: &Ident) -> syn::Pat {
 struct Found {
     /// The name its result gets.
     ident: Ident,
-    /// The macro's name (`par_sum`, ...).
-    name: String,
+    /// The macro (`par_sum!`, ...).
+    name: Macro,
     /// The invocation.
     mac: syn::Macro,
     /// Whether it stands inside a closure or a loop of the head.
@@ -239,7 +227,7 @@ pub(crate) fn collections_read(head: &Expr, names: &mut HashSet<String>) {
     impl<'ast> Visit<'ast> for Macros<'_> {
         fn visit_macro(&mut self, m: &'ast syn::Macro) {
             let Some(name) = family_name(&m.path) else { return };
-            let tokens = if name == "par_reduce" {
+            let tokens = if name == Macro::ParReduce {
                 match reduce_arguments(m.tokens.clone()) {
                     Ok((_, _, rest)) => rest,
                     Err(_) => return,
@@ -264,15 +252,23 @@ pub(crate) fn collections_read(head: &Expr, names: &mut HashSet<String>) {
     Macros(names).visit_expr(head);
 }
 
-/// `Some(name)` if `path` names a macro of the `par!` family (`par_sum`, `parcomp::par_sum`).
-fn family_name(path: &syn::Path) -> Option<String> {
-    let last = path.segments.last()?.ident.to_string();
+/// The macro `path` names if it is one of the `par!` family that nests (`par_sum`,
+/// `parcomp::par_sum`).
+fn family_name(path: &syn::Path) -> Option<Macro> {
     let prefix_ok = match path.segments.len() {
         1 => true,
         2 => path.segments[0].ident == "parcomp",
         _ => false,
     };
-    (prefix_ok && FAMILY.contains(&last.as_str())).then_some(last)
+    if !prefix_ok {
+        return None;
+    }
+    nesting_macro(&path.segments.last()?.ident)
+}
+
+/// The macro `ident` names if it is one of the `par!` family that nests.
+fn nesting_macro(ident: &Ident) -> Option<Macro> {
+    Macro::from_name(&ident.to_string()).filter(|m| m.nests())
 }
 
 /// The names bound inside a head: closure parameters, `let`s, `match` arms, loop variables.
@@ -306,7 +302,7 @@ pub(crate) fn nested_macro_mentions(tokens: &TokenStream) -> TokenStream {
     let tokens: Vec<TokenTree> = tokens.clone().into_iter().collect();
     for (i, token) in tokens.iter().enumerate() {
         match token {
-            TokenTree::Ident(ident) if FAMILY.contains(&ident.to_string().as_str()) => {
+            TokenTree::Ident(ident) if nesting_macro(ident).is_some() => {
                 let bang =
                     matches!(tokens.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!');
                 let path_before = matches!(tokens.get(i.wrapping_sub(1)), Some(TokenTree::Punct(p)) if p.as_char() == ':');

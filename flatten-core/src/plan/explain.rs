@@ -73,7 +73,7 @@ impl Plan {
             head = head.replace(&nested.name.to_string(), &format!("nested_{k}"));
             rows.push((
                 "nested".into(),
-                format!("nested_{k} = {}![{}]", inner.terminal.macro_name(), inner.text),
+                format!("nested_{k} = {}![{}]", inner.terminal.as_macro(), inner.text),
                 format!("{} per element, inside this run", inner.terminal.describe()),
             ));
         }
@@ -82,7 +82,7 @@ impl Plan {
         rows.push((last.into(), self.terminal.describe(), String::new()));
 
         let width = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
-        let mut out = format!("{}![{}]\n", self.terminal.macro_name(), self.text);
+        let mut out = format!("{}![{}]\n", self.terminal.as_macro(), self.text);
         for (kind, what, note) in rows {
             let line = format!("  {kind:<8} {what:<width$}  {note}");
             let _ = writeln!(out, "{}", line.trim_end());

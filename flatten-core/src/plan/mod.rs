@@ -11,6 +11,7 @@ mod explain;
 pub mod kernel_ir;
 
 use crate::analysis::generator::Form;
+use crate::Macro;
 use kernel_ir::{Capture, Class, Constraint, DGenerator, NotDevice, PlanExpr, VarId};
 use proc_macro2::Span;
 use syn::{Expr, Ident, Pat};
@@ -170,33 +171,36 @@ pub struct ReduceOp {
 }
 
 impl Terminal {
-    /// The macro's name.
-    pub fn macro_name(&self) -> &'static str {
+    /// The macro that produces it (`par_min_by_key!` is compiled as `par_min!`).
+    pub fn as_macro(&self) -> Macro {
         match self {
-            Terminal::Collect => "par",
-            Terminal::Sum => "par_sum",
-            Terminal::Product => "par_product",
-            Terminal::Min => "par_min",
-            Terminal::Max => "par_max",
-            Terminal::Count => "par_count",
-            Terminal::Any => "par_any",
-            Terminal::All => "par_all",
-            Terminal::Reduce { .. } => "par_reduce",
+            Terminal::Collect => Macro::Par,
+            Terminal::Sum => Macro::ParSum,
+            Terminal::Product => Macro::ParProduct,
+            Terminal::Min => Macro::ParMin,
+            Terminal::Max => Macro::ParMax,
+            Terminal::Count => Macro::ParCount,
+            Terminal::Any => Macro::ParAny,
+            Terminal::All => Macro::ParAll,
+            Terminal::Reduce { .. } => Macro::ParReduce,
         }
     }
 
-    /// The terminal of a macro named `name`, without its arguments (`par_reduce` has some).
-    pub fn named(name: &str) -> Option<Terminal> {
-        Some(match name {
-            "par" => Terminal::Collect,
-            "par_sum" => Terminal::Sum,
-            "par_product" => Terminal::Product,
-            "par_min" => Terminal::Min,
-            "par_max" => Terminal::Max,
-            "par_count" => Terminal::Count,
-            "par_any" => Terminal::Any,
-            "par_all" => Terminal::All,
-            _ => return None,
+    /// The terminal of a macro without arguments (`par_reduce!` has some; `par_device!` and the
+    /// by-key macros are compiled as others).
+    pub fn of(source: Macro) -> Option<Terminal> {
+        Some(match source {
+            Macro::Par => Terminal::Collect,
+            Macro::ParSum => Terminal::Sum,
+            Macro::ParProduct => Terminal::Product,
+            Macro::ParMin => Terminal::Min,
+            Macro::ParMax => Terminal::Max,
+            Macro::ParCount => Terminal::Count,
+            Macro::ParAny => Terminal::Any,
+            Macro::ParAll => Terminal::All,
+            Macro::ParDevice | Macro::ParReduce | Macro::ParMinByKey | Macro::ParMaxByKey => {
+                return None
+            }
         })
     }
 

@@ -4,6 +4,7 @@
 
 use super::{qualifier, split};
 use crate::error::error;
+use crate::Macro;
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::quote;
 use std::collections::HashSet;
@@ -42,7 +43,10 @@ const BY_KEY: &str = "write `par_max_by_key!(KEY; HEAD | x <- xs, ...)` with a f
     reference to the element, e.g. `par_max_by_key!(|l| l.len(); l | l <- &lines)`";
 
 /// Splits `KEY; rest` of `par_min_by_key!`/`par_max_by_key!`.
-pub fn by_key_arguments(name: &str, input: TokenStream) -> Result<(Expr, TokenStream), syn::Error> {
+pub fn by_key_arguments(
+    name: Macro,
+    input: TokenStream,
+) -> Result<(Expr, TokenStream), syn::Error> {
     let tokens: Vec<TokenTree> = input.into_iter().collect();
     let Some(semi) =
         tokens.iter().position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ';'))

@@ -50,7 +50,7 @@ pub fn emit_take(compiled: &Compiled, rt: &TokenStream, count: &syn::Expr) -> To
 fn emit_finishing(compiled: &Compiled, rt: &TokenStream, take: Option<&syn::Expr>) -> TokenStream {
     let plan = &compiled.plan;
     let site = Ident::new("__PARCOMP_SITE", Span::mixed_site());
-    let text = format!("{}![{}]", plan.terminal.macro_name(), plan.text);
+    let text = format!("{}![{}]", plan.terminal.as_macro(), plan.text);
     let prelude = plan.prelude.iter().map(|p| match p {
         Prelude::Let { pat, expr } => quote! { let #pat = #expr; },
         Prelude::Hoist { name, expr } => quote! { let #name = &(#expr); },

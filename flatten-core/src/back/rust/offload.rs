@@ -129,7 +129,7 @@ pub(super) fn emit(
 fn device_plan(compiled: &Compiled, kernels: &kernel::Kernels, rt: &TokenStream) -> TokenStream {
     let unit = &compiled.device;
     let gpu = quote! { #rt::gpu };
-    let text = format!("{}![{}]", compiled.plan.terminal.macro_name(), compiled.plan.text);
+    let text = format!("{}![{}]", compiled.plan.terminal.as_macro(), compiled.plan.text);
     let functions = &kernels.functions;
     let source = &kernels.kernels;
     let classes = unit.classes;
