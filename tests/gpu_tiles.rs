@@ -99,6 +99,36 @@ fn filtering_levels_step_across_work_items_and_tiles() {
 }
 
 #[test]
+fn nested_reductions_reduce_by_key_across_work_items() {
+    // A nested reduction's level gives each work-item 32 consecutive positions and a work-group
+    // 256 × 32: several whole rows inside one work-item, rows that begin in one work-item and
+    // end in the next (or in the next tile), a row starting exactly at a work-item's first
+    // position, empty rows between, and the first work-item of a tile holding several rows.
+    let patterns: Vec<Vec<u64>> = vec![
+        (0..3000).map(|r| r % 7).collect(),
+        (0..3000).map(|r| [0, 1, 31, 32, 33, 2, 0, 0, 64][r % 9]).collect(),
+        (0..500).map(|r| if r % 10 == 0 { 8191 + r % 3 } else { r % 5 }).collect(),
+        vec![1; 20_000],
+        [vec![0; 1000], vec![40_000], vec![0; 1000], vec![3; 5000]].concat(),
+    ];
+    for lengths in patterns {
+        let rows: Vec<Vec<u64>> = lengths
+            .iter()
+            .enumerate()
+            .map(|(r, &l)| (0..l).map(|k| (k * 7 + r as u64) % 1000).collect())
+            .collect();
+        let m = Jagged::from(rows);
+        on_every_backend(|| par![par_sum![v | v <- m.row(i)] | i <- 0..m.len()]);
+        on_every_backend(|| par![par_min![v % 97 | v <- m.row(i)] | i <- 0..m.len()]);
+        // Not commutative: any reordering inside a row changes it.
+        on_every_backend(
+            || par![par_reduce!(hash_concat, (0, 1); (v + 1, 31) | v <- m.row(i)) | i <- 0..m.len()],
+        );
+        on_every_backend(|| par![par_count![() | v <- m.row(i), v % 3 == 0] | i <- 0..m.len()]);
+    }
+}
+
+#[test]
 fn nested_reductions_reduce_by_key_across_tiles() {
     for &n in SIZES {
         // Rows shorter than, as long as and longer than a work-group, with empty rows: groups

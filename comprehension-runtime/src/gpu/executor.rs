@@ -821,7 +821,6 @@ impl<'c> Session<'c> {
             self.stats.positions += count;
             self.stats.chunks += 1;
             let head_here = last && comp.nested.is_empty();
-            let tiles = count.div_ceil(GROUP as u64);
             // A nested reduction's kernel reduces its tiles itself: what it hands on is two
             // summary entries (value and group) per tile, not a value per position.
             let summarised = head_here
@@ -829,6 +828,14 @@ impl<'c> Session<'c> {
                     (&*sink, comp.terminal),
                     (Sink::Segmented { .. }, Terminal::Reduce { .. })
                 );
+            // Below the first generator, its work-items take LEVEL_ITEMS positions each, and a
+            // tile GROUP × LEVEL_ITEMS.
+            let coarse_reduce = summarised && !matches!(parents, Parents::Root);
+            let tiles = if coarse_reduce {
+                count.div_ceil(GROUP as u64 * LEVEL_ITEMS)
+            } else {
+                count.div_ceil(GROUP as u64)
+            };
             let entries = if summarised { 2 * tiles } else { count };
             // A level that filters writes the positions it keeps packed, in two phases (see
             // search.h); a reduction needs no packing (a rejected position adds the identity).
@@ -856,7 +863,7 @@ impl<'c> Session<'c> {
                 (Some(_), Terminal::Reduce { reduction, .. }, false) => {
                     count.div_ceil(self.reduce_tile(reduction)) * GROUP as u64
                 }
-                _ if coarse => count.div_ceil(LEVEL_ITEMS),
+                _ if coarse || coarse_reduce => count.div_ceil(LEVEL_ITEMS),
                 _ => count,
             };
             // Bytes per value written.

@@ -132,12 +132,16 @@ PC_FN void PC_R_(_segscan)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps,
  * last groups may continue in the neighbouring tiles: the tile writes them as two entries of a
  * summary (its first group's part, then its last group's — the identity when the tile holds
  * one group), which the segmented reduction over all tiles' summaries (_segtiles ...) finishes
- * with the chunk's carry. No value or group per position goes through memory. */
+ * with the chunk's carry. No value or group per position goes through memory. With
+ * `first_done`, the caller wrote the first entry itself (a part that precedes every entry of
+ * this tile's reduction): the first group here then started inside the tile, and is complete
+ * unless it is also the last. */
 PC_FN void PC_R_(_segtile)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps,
                            PC_LOCAL_PTR(PC_R_T) scratch, PC_LOCAL_PTR(pc_bool) flags,
                            PC_LOCAL_PTR(pc_u64) groups, pc_u32 m, pc_u64 group, PC_R_T value,
                            pc_u64 res_cap, PC_GLOBAL pc_u8 *res, pc_u64 sum_cap,
-                           PC_GLOBAL pc_u8 *sum_vals, PC_GLOBAL pc_u64 *sum_groups) {
+                           PC_GLOBAL pc_u8 *sum_vals, PC_GLOBAL pc_u64 *sum_groups,
+                           pc_bool first_done) {
   pc_u32 t = PC_LOCAL_ID();
   pc_bool live = (pc_bool)(t < m);
   groups[t] = group;
@@ -148,16 +152,17 @@ PC_FN void PC_R_(_segtile)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps,
   PC_R_(_segscan)(pc_fault, pc_caps, flags, scratch, starts, value);
   if (live && (t + 1u == m || groups[t + 1u] != group)) {
     pc_u64 tile = PC_GROUP_ID();
-    if (group == first) {
+    pc_bool summarised_first = (pc_bool)(group == first && !first_done);
+    if (summarised_first) {
       PC_STORE(PC_RED_C)(sum_vals, sum_cap, 2u * tile, scratch[t]);
       sum_groups[2u * tile] = first;
     }
     if (group == last) {
       PC_STORE(PC_RED_C)(sum_vals, sum_cap, 2u * tile + 1u,
-                         first == last ? PC_R_(_identity)(pc_fault, pc_caps) : scratch[t]);
+                         summarised_first ? PC_R_(_identity)(pc_fault, pc_caps) : scratch[t]);
       sum_groups[2u * tile + 1u] = last;
     }
-    if (group != first && group != last) PC_STORE(PC_RED_C)(res, res_cap, group, scratch[t]);
+    if (!summarised_first && group != last) PC_STORE(PC_RED_C)(res, res_cap, group, scratch[t]);
   }
 }
 

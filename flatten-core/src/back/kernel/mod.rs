@@ -556,7 +556,10 @@ impl KernelWriter<'_> {
         // consecutive positions (search.h): one search per work-item, the next positions' parent
         // found by stepping, and the work-group's ranks scanned once per PC_WG × PC_LEVEL_ITEMS
         // positions.
-        let coarse = compacting && !root;
+        // A nested reduction's level gives each work-item PC_LEVEL_ITEMS consecutive positions
+        // too, reduced in order in the work-item before the work-group's reduction by key.
+        let coarse_reduce = segmented.is_some() && !root;
+        let coarse = (compacting || coarse_reduce) && !root;
         if !root {
             // The parents of the work-group's first and last positions (see search.h); a
             // reduction's tile is larger and finds them in reduce_tile_begin.
@@ -586,6 +589,26 @@ impl KernelWriter<'_> {
                 tile = Some(each);
                 work
             }
+            (None, Some(r)) if coarse_reduce => {
+                // Every work-item reaches the tile's reduction (it has barriers): none returns.
+                // The work-item's positions fall in one group or several: the last one's part
+                // (`pc_tail`, of `pc_group`) goes to the work-group's reduction by key; when there
+                // are several, the first one's part (`pc_head`) continues the previous work-item's
+                // last group (or, in the first work-item, the previous tile's), and a group
+                // between them lies wholly in the work-item: complete, written at once.
+                let t = ty(self.reductions[r as usize].acc);
+                body.line(format!("PC_LOCAL_ARRAY({t}, pc_scratch, PC_WG);"));
+                body.line("PC_LOCAL_ARRAY(pc_bool, pc_starts, PC_WG);");
+                body.line("PC_LOCAL_ARRAY(pc_u64, pc_groups, PC_WG);");
+                body.line(format!("{t} pc_tail = pc_r{r}_identity(pc_fault, pc_caps);"));
+                body.line("pc_u64 pc_group = 0;");
+                body.line(format!("{t} pc_head = pc_tail;"));
+                body.line("pc_u64 pc_head_group = 0;");
+                body.line("pc_bool pc_has_head = 0;");
+                let mut item = coarse_items(&mut body);
+                item.line(format!("{t} pc_acc = pc_r{r}_identity(pc_fault, pc_caps);"));
+                item
+            }
             (None, Some(r)) => {
                 // Every work-item reaches the tile's reduction (it has barriers): none returns.
                 let t = ty(self.reductions[r as usize].acc);
@@ -608,31 +631,7 @@ impl KernelWriter<'_> {
                     body.line("pc_u64 pc_keep_group[PC_LEVEL_ITEMS];");
                 }
                 body.line("pc_u32 pc_kept = 0;");
-                body.line("pc_u64 pc_t = (pc_u64)PC_GROUP_ID() * PC_WG * PC_LEVEL_ITEMS + (pc_u64)PC_LOCAL_ID() * PC_LEVEL_ITEMS;");
-                body.line("if (pc_t < pc_count && !PC_FAULTED(pc_fault)) {");
-                let mut items = body.nested();
-                items.line("pc_u64 pc_j = pc_j0 + pc_t;");
-                items.line("pc_u64 pc_p = pc_fanout ? pc_parent_of_regular(pc_j, pc_fanout) : pc_segment_in(pc_offsets, pc_span[0], pc_span[1], pc_j);");
-                items.line(
-                    "pc_u64 pc_i = pc_j - (pc_fanout ? pc_p * pc_fanout : pc_offsets[pc_p]);",
-                );
-                items.line("pc_u32 pc_items = pc_count - pc_t < PC_LEVEL_ITEMS ? (pc_u32)(pc_count - pc_t) : PC_LEVEL_ITEMS;");
-                items.line("for (pc_u32 pc_k = 0; pc_k < pc_items; pc_k++, pc_j++, pc_i++) {");
-                let mut item = items.nested();
-                // The next position: the same parent's next child, or the next parent's first,
-                // or — past empty parents — a later one's, searched for from the next parent on
-                // (so a run of empty parents costs one search, not a step each).
-                item.line("if (pc_k > 0u) {");
-                item.line("  if (pc_fanout) {");
-                item.line("    if (pc_i == pc_fanout) { pc_i = 0; pc_p++; }");
-                item.line("  } else if (pc_j >= pc_offsets[pc_p + 1]) {");
-                item.line("    pc_p++;");
-                item.line("    if (pc_j >= pc_offsets[pc_p + 1]) pc_p = pc_segment_in(pc_offsets, pc_p + 1, pc_span[1], pc_j);");
-                item.line("    pc_i = pc_j - pc_offsets[pc_p];");
-                item.line("  }");
-                item.line("}");
-                body.append(items);
-                item
+                coarse_items(&mut body)
             }
             (None, None) if compacting => {
                 body.line("PC_LOCAL_ARRAY(pc_u32, pc_ranks, PC_SCAN_SCRATCH);");
@@ -679,7 +678,7 @@ impl KernelWriter<'_> {
         self.qualifiers(plan, &level.after, &mut inner);
         inner.line("pc_pass = 1;");
         match head {
-            _ if coarse => {
+            _ if coarse && compacting => {
                 inner.line("if (pc_phase != 0u) {");
                 let mut keep = inner.nested();
                 for (k, (_, var, _)) in held.iter().enumerate() {
@@ -719,11 +718,33 @@ impl KernelWriter<'_> {
         work.line("} while (0);");
         match head {
             Some(Delivery::Reduce(_)) => {}
+            Some(Delivery::Segmented(r)) if coarse_reduce => {
+                work.line("pc_u64 pc_g = pc_in_group[pc_p];");
+                work.line("if (pc_k == 0u) {");
+                work.line("  pc_group = pc_g;");
+                work.line("  pc_tail = pc_acc;");
+                work.line("} else if (pc_g == pc_group) {");
+                work.line(format!("  pc_tail = pc_r{r}_op(pc_fault, pc_caps, pc_tail, pc_acc);"));
+                work.line("} else {");
+                work.line("  if (!pc_has_head) {");
+                work.line("    pc_head = pc_tail;");
+                work.line("    pc_head_group = pc_group;");
+                work.line("    pc_has_head = 1;");
+                work.line("  } else {");
+                work.line(format!(
+                    "    {}(pc_res, pc_res_cap, pc_group, pc_tail);",
+                    types::store(self.reductions[r as usize].acc)
+                ));
+                work.line("  }");
+                work.line("  pc_group = pc_g;");
+                work.line("  pc_tail = pc_acc;");
+                work.line("}");
+            }
             Some(Delivery::Segmented(_)) => work.line("pc_group = pc_in_group[pc_p];"),
             _ if compacting => {}
             _ => work.line("(void)pc_pass;"),
         }
-        if coarse {
+        if coarse && compacting {
             work.line("pc_kept += pc_pass;");
         } else if nested && compacting {
             work.line("pc_keep_group = pc_in_group[pc_p];");
@@ -732,7 +753,7 @@ impl KernelWriter<'_> {
         }
         match (reduce, tile, segmented) {
             (Some(r), Some(each), _) => self.reduce_tile_end(r, (each, work), &mut body),
-            _ if coarse => {
+            _ if coarse && compacting => {
                 // `work` is the loop's body: close the loop and the bounds check.
                 body.append(work);
                 body.line("  }");
@@ -778,6 +799,41 @@ impl KernelWriter<'_> {
                 body.append(write);
                 body.line("}");
             }
+            (_, _, Some(r)) if coarse_reduce => {
+                body.append(work);
+                body.line("  }");
+                body.line("}");
+                let store = types::store(self.reductions[r as usize].acc);
+                // The heads to the work-items before them: one that continues the previous
+                // work-item's last group is appended to it, one that starts at the work-item's
+                // first position is a whole group; the first work-item's goes to the summary.
+                body.line("pc_u32 pc_lid = PC_LOCAL_ID();");
+                body.line("pc_scratch[pc_lid] = pc_head;");
+                body.line("pc_groups[pc_lid] = pc_head_group;");
+                body.line("pc_starts[pc_lid] = pc_has_head;");
+                body.line("PC_BARRIER();");
+                body.line("pc_bool pc_first_done = pc_starts[0];");
+                body.line("if (pc_lid + 1u < PC_WG && pc_starts[pc_lid + 1u]) {");
+                body.line("  if (pc_groups[pc_lid + 1u] == pc_group) {");
+                body.line(format!(
+                    "    pc_tail = pc_r{r}_op(pc_fault, pc_caps, pc_tail, pc_scratch[pc_lid + 1u]);"
+                ));
+                body.line("  } else {");
+                body.line(format!(
+                    "    {store}(pc_res, pc_res_cap, pc_groups[pc_lid + 1u], pc_scratch[pc_lid + 1u]);"
+                ));
+                body.line("  }");
+                body.line("}");
+                body.line("if (pc_lid == 0u && pc_has_head) {");
+                body.line(format!("  {store}(pc_out, pc_out_cap, 2u * PC_GROUP_ID(), pc_head);"));
+                body.line("  pc_out_group[2u * PC_GROUP_ID()] = pc_head_group;");
+                body.line("}");
+                body.line("PC_BARRIER();");
+                body.line("pc_u64 pc_first = (pc_u64)PC_GROUP_ID() * PC_WG * PC_LEVEL_ITEMS;");
+                body.line("pc_u64 pc_left = (pc_count - pc_first + PC_LEVEL_ITEMS - 1u) / PC_LEVEL_ITEMS;");
+                body.line("pc_u32 pc_m = (pc_u32)(pc_left < PC_WG ? pc_left : PC_WG);");
+                body.line(format!("pc_r{r}_segtile(pc_fault, pc_caps, pc_scratch, pc_starts, pc_groups, pc_m, pc_group, pc_tail, pc_res_cap, pc_res, pc_out_cap, pc_out, pc_out_group, pc_first_done);"));
+            }
             (_, _, Some(r)) => {
                 body.append(work);
                 body.line("}");
@@ -785,7 +841,7 @@ impl KernelWriter<'_> {
                 // `pc_out_group` hold two entries per work-group.
                 body.line("pc_u64 pc_first = PC_GROUP_ID() * PC_WG;");
                 body.line("pc_u32 pc_m = (pc_u32)(pc_count - pc_first < PC_WG ? pc_count - pc_first : PC_WG);");
-                body.line(format!("pc_r{r}_segtile(pc_fault, pc_caps, pc_scratch, pc_starts, pc_groups, pc_m, pc_group, pc_acc, pc_res_cap, pc_res, pc_out_cap, pc_out, pc_out_group);"));
+                body.line(format!("pc_r{r}_segtile(pc_fault, pc_caps, pc_scratch, pc_starts, pc_groups, pc_m, pc_group, pc_acc, pc_res_cap, pc_res, pc_out_cap, pc_out, pc_out_group, 0);"));
             }
             _ => {
                 body.append(work);
@@ -976,4 +1032,35 @@ use std::fmt::Write as _;
 /// case where the host's `Min`/`Max` let the right part win whatever the comparison says.
 fn nan_left(class: &str) -> String {
     format!("(PC_OP(ne, {class})(pc_a.f1, pc_a.f1) && PC_OP(eq, {class})(pc_b.f1, pc_b.f1))")
+}
+
+/// Opens the loop of a work-item over its PC_LEVEL_ITEMS consecutive positions (a filtering or
+/// nested-reduction level below the first generator), inside `body`; returns the body of one
+/// position, in which `pc_k`, `pc_j`, `pc_p` and `pc_i` are the position's. The caller closes
+/// the loop and the bounds check (two braces) after appending the position's body.
+fn coarse_items(body: &mut Body) -> Body {
+    body.line("pc_u64 pc_t = (pc_u64)PC_GROUP_ID() * PC_WG * PC_LEVEL_ITEMS + (pc_u64)PC_LOCAL_ID() * PC_LEVEL_ITEMS;");
+    body.line("if (pc_t < pc_count && !PC_FAULTED(pc_fault)) {");
+    let mut items = body.nested();
+    items.line("pc_u64 pc_j = pc_j0 + pc_t;");
+    items.line("pc_u64 pc_p = pc_fanout ? pc_parent_of_regular(pc_j, pc_fanout) : pc_segment_in(pc_offsets, pc_span[0], pc_span[1], pc_j);");
+    items.line("pc_u64 pc_i = pc_j - (pc_fanout ? pc_p * pc_fanout : pc_offsets[pc_p]);");
+    items.line("pc_u32 pc_items = pc_count - pc_t < PC_LEVEL_ITEMS ? (pc_u32)(pc_count - pc_t) : PC_LEVEL_ITEMS;");
+    items.line("for (pc_u32 pc_k = 0; pc_k < pc_items; pc_k++, pc_j++, pc_i++) {");
+    let mut item = items.nested();
+    // The next position: the same parent's next child, or the next parent's first,
+    // or — past empty parents — a later one's, searched for from the next parent on
+    // (so a run of empty parents costs one search, not a step each).
+    item.line("if (pc_k > 0u) {");
+    item.line("  if (pc_fanout) {");
+    item.line("    if (pc_i == pc_fanout) { pc_i = 0; pc_p++; }");
+    item.line("  } else if (pc_j >= pc_offsets[pc_p + 1]) {");
+    item.line("    pc_p++;");
+    item.line("    if (pc_j >= pc_offsets[pc_p + 1]) pc_p = pc_segment_in(pc_offsets, pc_p + 1, pc_span[1], pc_j);");
+    item.line("    pc_i = pc_j - pc_offsets[pc_p];");
+    item.line("  }");
+    item.line("}");
+
+    body.append(items);
+    item
 }
