@@ -38,8 +38,9 @@ PC_FN void pc_tile_span(PC_GLOBAL const pc_u64 *offsets, pc_u64 segments, pc_u64
   PC_BARRIER();
 }
 
-/* The segment holding position `j`, known to be one of lo ..= hi. The comparison is
- * arithmetic, not a branch, so that a CPU device does not mispredict half of the steps. */
+/* The segment holding position `j`, known to be one of lo ..= hi. A fixed number of steps
+ * for a given range, each a comparison turned into arithmetic (a compiler may still choose to
+ * branch on it). */
 PC_FN pc_u64 pc_segment_in(PC_GLOBAL const pc_u64 *offsets, pc_u64 lo, pc_u64 hi, pc_u64 j) {
   /* offsets[lo] <= j throughout, and the answer is one of lo .. lo + len - 1. */
   pc_u64 len = hi + 1 - lo;
