@@ -343,7 +343,12 @@ pub(crate) fn expand(
     let cut = cut(name, input, rt)?;
     let mut errors = Errors::default();
     let mut statements = Vec::new();
+    let mut fused = false;
     for (k, step) in cut.steps.iter().enumerate() {
+        if std::mem::take(&mut fused) {
+            // The `take` emitted with the `order by` before it.
+            continue;
+        }
         match step {
             Step::Part { name, tokens, take } => {
                 match crate::compile(tokens.clone(), Terminal::Collect) {
@@ -363,7 +368,29 @@ pub(crate) fn expand(
                     // Located at the key, where a key that is no `OrderKey` is reported.
                     Call::OrderBy { descending, key } => {
                         let input = Ident::new(&input.to_string(), input.span().located_at(*key));
-                        quote::quote_spanned! {*key=> #rt::order_by(&#site, #input, #descending) }
+                        match take_after(&cut.steps, k) {
+                            // `order by KEY, take N`: the first N without sorting all.
+                            Some((take_name, count)) => {
+                                fused = true;
+                                let count = count_value(count);
+                                let value = quote::quote_spanned! {*key=>
+                                    #rt::order_by_take(&#site, #input, #descending, #count)
+                                };
+                                statements.push(quote! {
+                                    static #site: #rt::Site = #rt::Site {
+                                        text: #what,
+                                        file: ::core::file!(),
+                                        line: ::core::line!(),
+                                        column: ::core::column!(),
+                                    };
+                                    let #take_name = #value;
+                                });
+                                continue;
+                            }
+                            None => quote::quote_spanned! {*key=>
+                                #rt::order_by(&#site, #input, #descending)
+                            },
+                        }
                     }
                     Call::GroupBy { key } => {
                         let input = Ident::new(&input.to_string(), input.span().located_at(*key));
@@ -404,6 +431,20 @@ pub(crate) fn expand(
     Ok(quote! { { #(#statements)* #last } })
 }
 
+/// When the step after `steps[k]` (an `order by`) is a `take N` of its result: that step's
+/// name and `N`.
+fn take_after(steps: &[Step], k: usize) -> Option<(&Ident, &Expr)> {
+    let Step::Call { name: sorted, call: Call::OrderBy { .. }, .. } = &steps[k] else {
+        return None;
+    };
+    match steps.get(k + 1) {
+        Some(Step::Call { name, input, call: Call::Take(count), .. }) if input == sorted => {
+            Some((name, count))
+        }
+        _ => None,
+    }
+}
+
 /// `take N`'s count as a `usize`, a type error located at `N` otherwise.
 fn count_value(count: &Expr) -> TokenStream {
     let span = syn::spanned::Spanned::span(count);
@@ -427,7 +468,7 @@ pub(crate) fn explain(input: TokenStream, rt: &TokenStream) -> Result<String, sy
             Err(e) => errors.push(e),
         }
     };
-    for step in &cut.steps {
+    for (k, step) in cut.steps.iter().enumerate() {
         match step {
             Step::Part { tokens, take, .. } => {
                 let note = match take {
@@ -441,6 +482,10 @@ pub(crate) fn explain(input: TokenStream, rt: &TokenStream) -> Result<String, sy
             }
             Step::Call { what, call, .. } => {
                 let how = match call {
+                    Call::OrderBy { .. } if take_after(&cut.steps, k).is_some() => {
+                        "the first elements by the key, as a stable sort orders them, without \
+                         sorting all: a bounded selection per thread, merged"
+                    }
                     Call::OrderBy { .. } => {
                         "stable sort by the key (a radix sort on the device for one integer or \
                          float key; tuples lexicographically, floats by total_cmp)"
@@ -448,6 +493,9 @@ pub(crate) fn explain(input: TokenStream, rt: &TokenStream) -> Result<String, sy
                     Call::GroupBy { .. } => {
                         "stable sort by the key, one group per key in ascending order; the other \
                          variables become the group's slices"
+                    }
+                    Call::Take(_) if k > 0 && take_after(&cut.steps, k - 1).is_some() => {
+                        "the first elements (chosen with the order by above)"
                     }
                     Call::Take(_) => "the first elements",
                     Call::Skip(_) => "all but the first elements",

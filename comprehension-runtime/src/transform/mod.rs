@@ -28,5 +28,5 @@ pub mod order;
 pub mod take;
 
 pub use group::{group_by, Columns, Groups};
-pub use order::{order_by, ByOrd, Keyed, OrderKey};
+pub use order::{order_by, order_by_take, ByOrd, Keyed, OrderKey};
 pub use take::{skip_vec, take_first, take_vec, Take, Window};

@@ -288,6 +288,115 @@ where
     permute(values, &perm)
 }
 
+/// `order by KEY [desc], take k`: the first `k` elements of [`order_by`]'s answer (the same
+/// elements in the same order, equal keys in their input order), without sorting all `n`.
+///
+/// Each of a few blocks per thread keeps the indices of its best elements in a buffer of at
+/// most `2k`: an element enters only when it beats the buffer's `k`-th best, and a full buffer
+/// is cut back to its best `k` by `select_nth_unstable_by` (O(n + k log k) for a block, less
+/// when few elements beat the `k`-th best). The blocks' survivors are selected and sorted once
+/// more. Elements compare by key (reversed for `desc`), then by their index, a total order,
+/// so the answer is exactly the stable sort's first `k`. When `k` is a large part of `n`, or a
+/// device backend is forced and the key is one integer or float, it is [`order_by`]'s sort,
+/// cut.
+pub fn order_by_take<T, K>(
+    site: &'static Site,
+    mut items: Vec<(T, K)>,
+    descending: bool,
+    k: usize,
+) -> Vec<T>
+where
+    T: Send,
+    K: OrderKey + Send + Sync,
+{
+    let n = items.len();
+    if k == 0 {
+        return Vec::new();
+    }
+    let device_forced = matches!(crate::backend::selection(), Some(b) if b.is_device());
+    // Most of the elements kept: sorting them all costs little more. A device chosen for
+    // every run sorts integer and float keys there (its radix sort), as `order_by` does.
+    if k >= n / 4 || (K::RADIX && device_forced) {
+        let mut sorted = order_by(site, items, descending);
+        sorted.truncate(k);
+        return sorted;
+    }
+    crate::dispatch::ran_on_host(site, || {
+        let chosen = format!("the first {k} of {n} chosen on the host, a selection per thread");
+        if K::RADIX {
+            chosen
+        } else {
+            format!(
+                "the key `{}` is not one integer or float: {chosen}",
+                std::any::type_name::<K>()
+            )
+        }
+    });
+    let order = |a: &K, b: &K| {
+        let o = a.cmp_key(b);
+        if descending {
+            o.reverse()
+        } else {
+            o
+        }
+    };
+    // Each block is read by one task through `par_chunks_mut`, so that `T` need only be `Send`.
+    let mut best: Vec<usize> = if go_parallel(n) {
+        let blocks = rayon::current_num_threads().max(1) * 4;
+        let len = n.div_ceil(blocks).max(k);
+        items
+            .par_chunks_mut(len)
+            .enumerate()
+            .flat_map_iter(|(b, chunk)| {
+                let chunk: &[(T, K)] = chunk;
+                let before =
+                    |x: &usize, y: &usize| order(&chunk[*x].1, &chunk[*y].1).then(x.cmp(y));
+                best_of(chunk.len(), k, before).into_iter().map(move |i| b * len + i)
+            })
+            .collect()
+    } else {
+        best_of(n, k, |x: &usize, y: &usize| order(&items[*x].1, &items[*y].1).then(x.cmp(y)))
+    };
+    let before = |x: &usize, y: &usize| order(&items[*x].1, &items[*y].1).then(x.cmp(y));
+    if best.len() > k {
+        best.select_nth_unstable_by(k - 1, before);
+        best.truncate(k);
+    }
+    best.sort_unstable_by(before);
+    // Moved out by `swap_remove` from the highest index down: what fills a hole comes from
+    // the end, above every index still to be taken.
+    let mut by_index: Vec<(usize, usize)> =
+        best.iter().enumerate().map(|(rank, &index)| (index, rank)).collect();
+    by_index.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+    let mut out: Vec<Option<T>> = (0..k).map(|_| None).collect();
+    for (index, rank) in by_index {
+        out[rank] = Some(items.swap_remove(index).0);
+    }
+    out.into_iter().map(|v| v.expect("each rank is filled once")).collect()
+}
+
+/// The indices of the best `k` (`k >= 1`) of `0..n` by `before`, in no particular order.
+fn best_of(n: usize, k: usize, before: impl Fn(&usize, &usize) -> Ordering) -> Vec<usize> {
+    let cap = n.min(k.saturating_mul(2).max(k + 64));
+    let mut buf: Vec<usize> = Vec::with_capacity(cap);
+    // The k-th best so far, once `buf` has been cut back to `k`.
+    let mut bar: Option<usize> = None;
+    for i in 0..n {
+        if let Some(bar) = bar {
+            if before(&i, &bar) != Ordering::Less {
+                continue;
+            }
+        }
+        buf.push(i);
+        if buf.len() == cap && cap > k {
+            buf.select_nth_unstable_by(k - 1, &before);
+            buf.truncate(k);
+            bar = Some(buf[k - 1]);
+        }
+    }
+    buf
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -311,6 +420,25 @@ mod tests {
             }
         }
         assert!(Reverse(3u8).radix() < Reverse(2u8).radix());
+    }
+
+    #[test]
+    fn order_by_take_is_the_stable_sorts_prefix() {
+        static SITE: Site = Site::api("order_by_take test");
+        // Values that are not `Copy`, keys with ties and NaNs, large enough to run in parallel.
+        let keys = [2.0, f64::NAN, -1.0, 2.0, 0.0, -0.0, f64::NAN, 7.5];
+        let items = |n: usize| -> Vec<(String, f64)> {
+            (0..n).map(|i| (format!("v{i}"), keys[(i * 5) % keys.len()])).collect()
+        };
+        for n in [0, 1, 9, 100, 20_000] {
+            for k in [0, 1, 2, 3, 24, 100, 1000, n, n + 1] {
+                for descending in [false, true] {
+                    let mut want = order_by(&SITE, items(n), descending);
+                    want.truncate(k);
+                    assert_eq!(order_by_take(&SITE, items(n), descending, k), want, "{n} {k}");
+                }
+            }
+        }
     }
 
     #[test]
