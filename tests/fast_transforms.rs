@@ -88,3 +88,105 @@ fn top_k_of_all_equal_keys_is_the_first_k() {
     let got = on_every_backend(|| par![i | i <- 0..n, order by 0.5f64, take 0]);
     assert!(got.is_empty());
 }
+
+/// The oracle of `group by`: a stable sort by key, cut where the key changes; each group's
+/// key, its values in order.
+fn oracle_groups<K: Clone + PartialEq, V: Clone>(
+    rows: &[(K, V)],
+    cmp: impl Fn(&K, &K) -> std::cmp::Ordering,
+) -> Vec<(K, Vec<V>)> {
+    let mut perm: Vec<usize> = (0..rows.len()).collect();
+    perm.sort_by(|&a, &b| cmp(&rows[a].0, &rows[b].0));
+    let mut out: Vec<(K, Vec<V>)> = Vec::new();
+    for i in perm {
+        let (k, v) = rows[i].clone();
+        match out.last_mut() {
+            Some((last, vs)) if cmp(last, &k).is_eq() => vs.push(v),
+            _ => out.push((k, vec![v])),
+        }
+    }
+    out
+}
+
+/// Keys from one value to all distinct, with wide spans (hashed) and narrow ones (indexed).
+fn group_keys() -> impl Strategy<Value = Vec<i64>> {
+    let n = prop_oneof![0usize..50, 5_000usize..12_000];
+    (n, 0u32..5, any::<u64>()).prop_map(|(n, shape, seed)| {
+        let mut x = seed | 1;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        (0..n)
+            .map(|i| match shape {
+                0 => 42,                                           // one key
+                1 => i as i64 * 3 - 7_000,                         // all distinct, indexed
+                2 => next() as i64,                                // all distinct (almost), hashed
+                3 => (next() % 13) as i64 * (1 << 40) - (1 << 42), // few keys far apart, hashed
+                _ => (next() % 300) as i64 - 150,                  // many keys, indexed
+            })
+            .collect()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn group_by_number_keys_is_the_stable_sorts_grouping(keys in group_keys()) {
+        let rows: Vec<(i64, usize)> = keys.iter().copied().zip(0..).collect();
+        let got = on_every_cpu_backend(|| par![(k, v.to_vec()) | (k, v) <- &rows, group by k]);
+        prop_assert_eq!(got, oracle_groups(&rows, |a, b| a.cmp(b)));
+    }
+
+    #[test]
+    fn group_by_pairs_and_floats(keys in group_keys()) {
+        let rows: Vec<((u8, i64), f64)> =
+            keys.iter().map(|&k| ((k.rem_euclid(3) as u8, k / 5), (k % 7) as f64 * 0.5)).collect();
+        let got = on_every_cpu_backend(|| {
+            par![(k, v.to_vec()) | (k, v) <- &rows, group by k]
+        });
+        prop_assert_eq!(got, oracle_groups(&rows, |a, b| a.cmp(b)));
+        // Grouped by the float values: `total_cmp`, so -0.0 and 0.0 apart, NaNs together.
+        let floats: Vec<(f64, i64)> = rows
+            .iter()
+            .zip(&keys)
+            .map(|((_, f), &k)| (if k % 11 == 0 { f64::NAN } else if k % 2 == 0 { -*f } else { *f }, k))
+            .collect();
+        let got = on_every_cpu_backend(|| {
+            par![(f.to_bits(), v.to_vec()) | (f, v) <- &floats, group by f]
+        });
+        let want: Vec<(u64, Vec<i64>)> = oracle_groups(&floats, |a, b| a.total_cmp(b))
+            .into_iter()
+            .map(|(f, v)| (f.to_bits(), v))
+            .collect();
+        prop_assert_eq!(got, want);
+    }
+}
+
+#[test]
+fn group_by_keeps_values_that_are_not_copy() {
+    let words: Vec<String> = (0..20_000).map(|i| format!("w{}", (i * 7919) % 10_007)).collect();
+    let got = par![(k, w.to_vec()) | s <- &words, let k = s.len(), let w = s.clone(), group by k];
+    let rows: Vec<(usize, String)> = words.iter().map(|s| (s.len(), s.clone())).collect();
+    assert_eq!(got, oracle_groups(&rows, |a, b| a.cmp(b)));
+}
+
+#[test]
+fn group_by_pairs_that_share_a_half() {
+    // Pairs far apart (hashed), equal in one half: a hash of one half alone would collide.
+    let rows: Vec<((u64, u64), u32)> = (0..30_000u32)
+        .map(|i| {
+            let a = u64::from(i % 97) << 40;
+            if i % 2 == 0 {
+                ((a, 5), i)
+            } else {
+                ((7, a ^ u64::from(i % 89)), i)
+            }
+        })
+        .collect();
+    let got = on_every_cpu_backend(|| par![(k, v.to_vec()) | (k, v) <- &rows, group by k]);
+    assert_eq!(got, oracle_groups(&rows, |a, b| a.cmp(b)));
+}

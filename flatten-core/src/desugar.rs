@@ -491,8 +491,10 @@ pub(crate) fn explain(input: TokenStream, rt: &TokenStream) -> Result<String, sy
                          float key; tuples lexicographically, floats by total_cmp)"
                     }
                     Call::GroupBy { .. } => {
-                        "stable sort by the key, one group per key in ascending order; the other \
-                         variables become the group's slices"
+                        "stable sort by the key (for one number or a pair of numbers: a counting \
+                         sort, the keys hashed or indexed, only the distinct keys sorted), one \
+                         group per key in ascending order; the other variables become the \
+                         group's slices"
                     }
                     Call::Take(_) if k > 0 && take_after(&cut.steps, k - 1).is_some() => {
                         "the first elements (chosen with the order by above)"

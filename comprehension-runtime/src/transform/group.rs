@@ -2,8 +2,10 @@
 //! `groupWith`), each group's values kept in their order, one column per variable.
 
 use super::order::{permutation, permute, OrderKey};
+use crate::segmented::go_parallel;
 use crate::site::Site;
 use crate::source::Source;
+use rayon::prelude::*;
 use std::cmp::Ordering;
 use std::ops::Range;
 
@@ -20,6 +22,42 @@ pub trait Columns: Sized {
     fn unzip(values: Vec<Self>) -> Self::Vecs;
     /// The rows `range` of every column.
     fn slices(vecs: &Self::Vecs, range: Range<usize>) -> Self::Slices<'_>;
+    /// The values, one column per variable, value `i` at row `dest[i]`; in parallel.
+    ///
+    /// # Safety
+    ///
+    /// `dest` must be a permutation of `0..values.len()`: each row is written exactly once.
+    unsafe fn unzip_to(values: Vec<Self>, dest: &[u32]) -> Self::Vecs;
+}
+
+/// A column's buffer, written at distinct rows by several threads.
+struct Rows<T>(*mut T);
+
+impl<T> Clone for Rows<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Rows<T> {}
+
+// SAFETY: a `Rows` is only used by `unzip_to`, whose threads write distinct rows of one buffer
+// (its caller promises `dest` is a permutation), values of a `Send` type, never reading them.
+unsafe impl<T: Send> Send for Rows<T> {}
+// SAFETY: as for `Send`: shared between threads that each write rows no other one writes.
+unsafe impl<T: Send> Sync for Rows<T> {}
+
+impl<T> Rows<T> {
+    /// Writes `value` at `row`.
+    ///
+    /// # Safety
+    ///
+    /// `row` is within the buffer's capacity and no other write or read of it happens.
+    #[inline]
+    unsafe fn write(self, row: usize, value: T) {
+        // SAFETY: the caller's promise.
+        unsafe { self.0.add(row).write(value) }
+    }
 }
 
 macro_rules! tuple_columns {
@@ -35,6 +73,30 @@ macro_rules! tuple_columns {
                 for value in values {
                     $( vecs.$index.push(value.$index); )*
                 }
+                vecs
+            }
+            #[allow(unused_variables, unused_mut, unused_unsafe, clippy::unused_unit)]
+            unsafe fn unzip_to(values: Vec<Self>, dest: &[u32]) -> Self::Vecs {
+                let n = values.len();
+                assert_eq!(dest.len(), n, "a place for each value");
+                let mut vecs: Self::Vecs = ($(Vec::<$name>::with_capacity(n),)*);
+                let rows = ($(Rows(vecs.$index.as_mut_ptr()),)*);
+                let place = |(value, &d): (Self, &u32)| {
+                    let d = d as usize;
+                    assert!(d < n, "a place within the values");
+                    // SAFETY: `d < n`, the capacity of every column, and the caller promises
+                    // that no other value is placed at `d`.
+                    unsafe { $( rows.$index.write(d, value.$index); )* }
+                };
+                if go_parallel(n) {
+                    values.into_par_iter().zip(dest.par_iter()).for_each(place);
+                } else {
+                    values.into_iter().zip(dest).for_each(place);
+                }
+                // SAFETY: every row `0..n` of every column was written once above (`dest` is a
+                // permutation of `0..n`, checked in length and range). A panic above leaves
+                // the lengths 0: the values written are leaked, never read or dropped twice.
+                unsafe { $( vecs.$index.set_len(n); )* }
                 vecs
             }
             #[allow(unused_variables, clippy::unused_unit)]
@@ -81,15 +143,62 @@ impl<K, V: Columns> Groups<K, V> {
     }
 }
 
-/// `group by`: the `(key, values)` pairs gathered so far, stably sorted by key (a radix sort
-/// on the device for integer and float keys, see [`order_by`](super::order_by)), cut where
+/// `group by`: the `(key, values)` pairs gathered so far, stably ordered by key and cut where
 /// the key changes.
+///
+/// Keys that pack into a `u128` in their order ([`OrderKey::PACKED`]: one integer or float, or
+/// a pair of them) are not sorted: each element's group is found by indexing (keys in a range
+/// no wider than the elements) or by a hash table of the distinct keys, only the distinct keys
+/// are sorted, and a counting sort places the elements, each block of them in parallel. Other
+/// keys (strings, longer tuples, keys of your own) are stably sorted, as are number keys when
+/// a device backend is forced (its radix sort, see [`order_by`](super::order_by)).
 pub fn group_by<K, V>(site: &'static Site, items: Vec<(K, V)>) -> Groups<K, V>
 where
     K: OrderKey + Send + Sync,
     V: Columns + Send,
 {
-    let (keys, values): (Vec<K>, Vec<V>) = items.into_iter().unzip();
+    let (keys, values): (Vec<K>, Vec<V>) = if go_parallel(items.len()) {
+        items.into_par_iter().unzip()
+    } else {
+        items.into_iter().unzip()
+    };
+    let device_forced = matches!(crate::backend::selection(), Some(b) if b.is_device());
+    if K::PACKED && !(K::RADIX && device_forced) && keys.len() < u32::MAX as usize {
+        crate::dispatch::ran_on_host(site, || {
+            let how = "grouped on the host by hashing or indexing the keys";
+            if K::RADIX {
+                how.to_string()
+            } else {
+                format!(
+                    "the key `{}` is not one integer or float: {how}",
+                    std::any::type_name::<K>()
+                )
+            }
+        });
+        let n = keys.len();
+        let (dest, sizes) = counting_places(&keys);
+        let mut starts = Vec::with_capacity(sizes.len() + 1);
+        let mut first = vec![false; n];
+        let mut at = 0;
+        for size in sizes {
+            starts.push(at);
+            first[at] = true;
+            at += size;
+        }
+        starts.push(n);
+        // A group's key is the key of its first element.
+        let is_first = |(_, d): &(K, &u32)| first[**d as usize];
+        let mut firsts: Vec<(K, &u32)> = if go_parallel(n) {
+            keys.into_par_iter().zip(dest.par_iter()).filter(is_first).collect()
+        } else {
+            keys.into_iter().zip(dest.iter()).filter(is_first).collect()
+        };
+        firsts.sort_unstable_by_key(|(_, d)| **d);
+        let group_keys = firsts.into_iter().map(|(k, _)| k).collect();
+        // SAFETY: `counting_places` gives each element a place of its own in `0..n`.
+        let columns = unsafe { V::unzip_to(values, &dest) };
+        return Groups { keys: group_keys, starts, columns };
+    }
     let perm = permutation(site, &keys, false);
     let keys = permute(keys, &perm);
     let values = permute(values, &perm);
@@ -107,6 +216,187 @@ where
     }
     starts.push(values.len());
     Groups { keys: group_keys, starts, columns: V::unzip(values) }
+}
+
+/// Keys whose packed values span at most this many values per element (or
+/// [`DENSE_SPAN`]) are counted in an array indexed by the value, not hashed.
+const DENSE_PER_ELEMENT: u128 = 1;
+/// See [`DENSE_PER_ELEMENT`].
+const DENSE_SPAN: u128 = 1 << 12;
+
+/// A hasher for packed keys (MurmurHash3's finaliser over each half), seeded per process so
+/// that keys chosen to collide in one run do not in another.
+#[derive(Clone, Copy)]
+struct PackedHasher(u64);
+
+impl std::hash::Hasher for PackedHasher {
+    fn finish(&self) -> u64 {
+        mix(self.0)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = mix(self.0 ^ u64::from(b));
+        }
+    }
+    fn write_u128(&mut self, v: u128) {
+        // The low half mixed with the seed before the high half joins: keys built to share a
+        // hash must know the seed.
+        self.0 = mix(self.0 ^ v as u64) ^ (v >> 64) as u64;
+    }
+}
+
+/// MurmurHash3's 64-bit finaliser: a bijection that spreads every bit over the word.
+#[inline]
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+    z = (z ^ (z >> 33)).wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    z ^ (z >> 33)
+}
+
+/// Builds [`PackedHasher`]s with this process's seed.
+#[derive(Clone, Copy)]
+struct PackedState(u64);
+
+impl PackedState {
+    fn new() -> Self {
+        use std::hash::{BuildHasher, Hasher};
+        static SEED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+        PackedState(*SEED.get_or_init(|| {
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_u8(0);
+            h.finish()
+        }))
+    }
+}
+
+impl std::hash::BuildHasher for PackedState {
+    type Hasher = PackedHasher;
+    fn build_hasher(&self) -> PackedHasher {
+        PackedHasher(self.0)
+    }
+}
+
+/// The stable counting sort of packed `keys`: where each element goes (`dest`, equal keys in
+/// their order, groups in ascending key order) and the size of each group in that order.
+///
+/// Each element gets a bucket, ascending with its key: its packed value less the least one
+/// when the values span few, else the rank of its key among the distinct keys (found by a hash
+/// set per block, merged, and sorted). Then a histogram of buckets per block, their running
+/// sums in (bucket, block) order, and each block places its elements from its own counters.
+fn counting_places<K: OrderKey + Sync>(keys: &[K]) -> (Vec<u32>, Vec<usize>) {
+    let n = keys.len();
+    let parallel = go_parallel(n);
+    let threads = if parallel { rayon::current_num_threads().max(1) } else { 1 };
+    let map_blocks =
+        |len: usize, f: &(dyn Fn(usize, std::ops::Range<usize>) -> Vec<u32> + Sync)| {
+            let ranges: Vec<_> =
+                (0..n.div_ceil(len.max(1))).map(|b| b * len..n.min((b + 1) * len)).collect();
+            if parallel {
+                ranges.into_par_iter().enumerate().map(|(b, r)| f(b, r)).collect::<Vec<_>>()
+            } else {
+                ranges.into_iter().enumerate().map(|(b, r)| f(b, r)).collect::<Vec<_>>()
+            }
+        };
+    let (least, most) = if parallel {
+        keys.par_iter()
+            .fold(|| (u128::MAX, 0), |(lo, hi), k| (lo.min(k.packed()), hi.max(k.packed())))
+            .reduce(|| (u128::MAX, 0), |a, b| (a.0.min(b.0), a.1.max(b.1)))
+    } else {
+        keys.iter().fold((u128::MAX, 0), |(lo, hi), k| (lo.min(k.packed()), hi.max(k.packed())))
+    };
+    if n == 0 {
+        return (Vec::new(), Vec::new());
+    }
+    let span = most - least;
+    let (buckets, bucket_count): (Vec<u32>, usize) = if span
+        < DENSE_SPAN.max(DENSE_PER_ELEMENT * n as u128)
+    {
+        let bucket = |k: &K| (k.packed() - least) as u32;
+        let b = if parallel {
+            keys.par_iter().map(bucket).collect()
+        } else {
+            keys.iter().map(bucket).collect()
+        };
+        (b, span as usize + 1)
+    } else {
+        let state = PackedState::new();
+        let len = n.div_ceil(threads);
+        let sets: Vec<std::collections::HashSet<u128, PackedState>> = {
+            let set_of = |r: std::ops::Range<usize>| {
+                let mut set = std::collections::HashSet::with_hasher(state);
+                set.extend(keys[r].iter().map(OrderKey::packed));
+                set
+            };
+            let ranges: Vec<_> =
+                (0..n.div_ceil(len)).map(|b| b * len..n.min((b + 1) * len)).collect();
+            if parallel {
+                ranges.into_par_iter().map(set_of).collect()
+            } else {
+                ranges.into_iter().map(set_of).collect()
+            }
+        };
+        let mut distinct: Vec<u128> = sets
+            .into_iter()
+            .reduce(|mut a, b| {
+                a.extend(b);
+                a
+            })
+            .expect("there is an element")
+            .into_iter()
+            .collect();
+        if parallel {
+            distinct.par_sort_unstable()
+        } else {
+            distinct.sort_unstable()
+        };
+        let mut rank = std::collections::HashMap::with_capacity_and_hasher(distinct.len(), state);
+        rank.extend(distinct.iter().enumerate().map(|(r, &p)| (p, r as u32)));
+        let bucket = |k: &K| rank[&k.packed()];
+        let b = if parallel {
+            keys.par_iter().map(bucket).collect()
+        } else {
+            keys.iter().map(bucket).collect()
+        };
+        (b, distinct.len())
+    };
+    // Few blocks when there are many buckets: a histogram per block is `bucket_count` long.
+    let blocks = (threads * 4).min((4 * n / bucket_count).max(threads)).max(1);
+    let len = n.div_ceil(blocks);
+    let histograms: Vec<Vec<u32>> = map_blocks(len, &|_, r| {
+        let mut h = vec![0u32; bucket_count];
+        for &b in &buckets[r] {
+            h[b as usize] += 1;
+        }
+        h
+    });
+    // The first place of each (block, bucket), bucket by bucket, block by block.
+    let mut firsts = histograms;
+    let mut sizes = Vec::new();
+    let mut at = 0u32;
+    for bucket in 0..bucket_count {
+        let start = at;
+        for h in firsts.iter_mut() {
+            let count = h[bucket];
+            h[bucket] = at;
+            at += count;
+        }
+        if at > start {
+            sizes.push((at - start) as usize);
+        }
+    }
+    let dest: Vec<u32> = map_blocks(len, &|b, r| {
+        let mut next = firsts[b].clone();
+        buckets[r]
+            .iter()
+            .map(|&k| {
+                let d = next[k as usize];
+                next[k as usize] += 1;
+                d
+            })
+            .collect()
+    })
+    .concat();
+    (dest, sizes)
 }
 
 impl<'a, K: Clone, V: Columns> Source for &'a Groups<K, V> {

@@ -20,8 +20,11 @@
 //!   `total_cmp`) and the stable sort, a radix sort on the device for integer and float keys;
 //! - [`take`]: `take N` straight after generators runs lazily ([`take_first`], the [`Take`]
 //!   reducer over growing windows of the first generator), elsewhere it truncates;
-//! - [`group`]: [`group_by`] sorts by key (stable) and cuts the values into one column per
-//!   variable, so that after it every non-key variable is the group's values as a slice.
+//! - [`group`]: [`group_by`] orders by key (stable) and cuts the values into one column per
+//!   variable, so that after it every non-key variable is the group's values as a slice. Keys
+//!   that are one number or a pair of numbers are not sorted: a counting sort over their
+//!   groups (found by indexing or hashing, only the distinct keys sorted) places the elements;
+//!   `order by KEY, take K` is [`order_by_take`], a selection, not a sort.
 
 pub mod group;
 pub mod order;

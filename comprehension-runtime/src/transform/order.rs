@@ -29,6 +29,15 @@ pub trait OrderKey {
     fn radix(&self) -> u64 {
         0
     }
+    /// Whether [`OrderKey::packed`] gives the order and the equality of keys: one integer or
+    /// float, or a pair of them. `group by` then groups by hashing or indexing the packed
+    /// keys instead of sorting the elements.
+    const PACKED: bool = false;
+    /// A `u128` in the same order as the keys, equal exactly when they are, when
+    /// [`OrderKey::PACKED`] (else 0).
+    fn packed(&self) -> u128 {
+        0
+    }
 }
 
 /// Keys sorted by the radix sort: `$radix` maps a key to a `u64` in the same order.
@@ -44,6 +53,11 @@ macro_rules! radix_keys {
             fn radix(&self) -> u64 {
                 let $k = *self;
                 $radix
+            }
+            const PACKED: bool = true;
+            #[inline]
+            fn packed(&self) -> u128 {
+                u128::from(self.radix())
             }
         }
     )*};
@@ -68,6 +82,11 @@ ord_keys!(u128, i128, str, String, ());
 
 impl OrderKey for f64 {
     const RADIX: bool = true;
+    const PACKED: bool = true;
+    #[inline]
+    fn packed(&self) -> u128 {
+        u128::from(self.radix())
+    }
     #[inline]
     fn cmp_key(&self, other: &Self) -> Ordering {
         self.total_cmp(other)
@@ -86,6 +105,11 @@ impl OrderKey for f64 {
 
 impl OrderKey for f32 {
     const RADIX: bool = true;
+    const PACKED: bool = true;
+    #[inline]
+    fn packed(&self) -> u128 {
+        u128::from(self.radix())
+    }
     #[inline]
     fn cmp_key(&self, other: &Self) -> Ordering {
         self.total_cmp(other)
@@ -99,6 +123,11 @@ impl OrderKey for f32 {
 
 impl<T: OrderKey + ?Sized> OrderKey for &T {
     const RADIX: bool = T::RADIX;
+    const PACKED: bool = T::PACKED;
+    #[inline]
+    fn packed(&self) -> u128 {
+        (**self).packed()
+    }
     #[inline]
     fn cmp_key(&self, other: &Self) -> Ordering {
         (**self).cmp_key(*other)
@@ -111,6 +140,11 @@ impl<T: OrderKey + ?Sized> OrderKey for &T {
 
 impl<T: OrderKey + ?Sized> OrderKey for Box<T> {
     const RADIX: bool = T::RADIX;
+    const PACKED: bool = T::PACKED;
+    #[inline]
+    fn packed(&self) -> u128 {
+        (**self).packed()
+    }
     fn cmp_key(&self, other: &Self) -> Ordering {
         (**self).cmp_key(other)
     }
@@ -121,6 +155,10 @@ impl<T: OrderKey + ?Sized> OrderKey for Box<T> {
 
 impl<T: OrderKey> OrderKey for Reverse<T> {
     const RADIX: bool = T::RADIX;
+    const PACKED: bool = T::PACKED;
+    fn packed(&self) -> u128 {
+        !self.0.packed()
+    }
     fn cmp_key(&self, other: &Self) -> Ordering {
         other.0.cmp_key(&self.0)
     }
@@ -174,9 +212,29 @@ macro_rules! tuple_keys {
     )*};
 }
 
+impl<A: OrderKey> OrderKey for (A,) {
+    const PACKED: bool = A::PACKED;
+    fn cmp_key(&self, other: &Self) -> Ordering {
+        self.0.cmp_key(&other.0)
+    }
+    fn packed(&self) -> u128 {
+        self.0.packed()
+    }
+}
+
+/// A pair of numbers packs into one `u128`: the first's radix above the second's.
+impl<A: OrderKey, B: OrderKey> OrderKey for (A, B) {
+    const PACKED: bool = A::RADIX && B::RADIX;
+    fn cmp_key(&self, other: &Self) -> Ordering {
+        self.0.cmp_key(&other.0).then_with(|| self.1.cmp_key(&other.1))
+    }
+    #[inline]
+    fn packed(&self) -> u128 {
+        u128::from(self.0.radix()) << 64 | u128::from(self.1.radix())
+    }
+}
+
 tuple_keys! {
-    (A 0)
-    (A 0, B 1)
     (A 0, B 1, C 2)
     (A 0, B 1, C 2, D 3)
     (A 0, B 1, C 2, D 3, E 4)
@@ -420,6 +478,13 @@ mod tests {
             }
         }
         assert!(Reverse(3u8).radix() < Reverse(2u8).radix());
+        let pairs = [(1u8, -2i64), (1, 3), (0, i64::MAX), (2, i64::MIN), (1, 3)];
+        for a in pairs {
+            for b in pairs {
+                assert_eq!(a.packed().cmp(&b.packed()), a.cmp_key(&b), "{a:?} {b:?}");
+            }
+        }
+        assert!(<(u8, f64)>::PACKED && !<(u8, u8, u8)>::PACKED && !<(u8, String)>::PACKED);
     }
 
     #[test]
