@@ -1,7 +1,7 @@
 //! `group by KEY`: the elements so far, grouped by key in ascending key order (GHC's
 //! `groupWith`), each group's values kept in their order, one column per variable.
 
-use super::order::{permutation, permute, OrderKey};
+use super::order::{permutation_of, OrderKey};
 use crate::segmented::go_parallel;
 use crate::site::Site;
 use crate::source::Source;
@@ -22,12 +22,18 @@ pub trait Columns: Sized {
     fn unzip(values: Vec<Self>) -> Self::Vecs;
     /// The rows `range` of every column.
     fn slices(vecs: &Self::Vecs, range: Range<usize>) -> Self::Slices<'_>;
-    /// The values, one column per variable, value `i` at row `dest[i]`; in parallel.
+    /// The values of `rows`, one column per variable, row `i`'s at `dest[i]`, in parallel;
+    /// with the keys of the rows placed where `first` is set, and their places.
     ///
     /// # Safety
     ///
-    /// `dest` must be a permutation of `0..values.len()`: each row is written exactly once.
-    unsafe fn unzip_to(values: Vec<Self>, dest: &[u32]) -> Self::Vecs;
+    /// `dest` must be a permutation of `0..rows.len()`: each place is written exactly once.
+    #[allow(clippy::type_complexity)]
+    unsafe fn unzip_to<Key: Send>(
+        rows: Vec<(Key, Self)>,
+        dest: &[u32],
+        first: &[bool],
+    ) -> (Vec<(u32, Key)>, Self::Vecs);
 }
 
 /// A column's buffer, written at distinct rows by several threads.
@@ -76,28 +82,33 @@ macro_rules! tuple_columns {
                 vecs
             }
             #[allow(unused_variables, unused_mut, unused_unsafe, clippy::unused_unit)]
-            unsafe fn unzip_to(values: Vec<Self>, dest: &[u32]) -> Self::Vecs {
-                let n = values.len();
-                assert_eq!(dest.len(), n, "a place for each value");
+            unsafe fn unzip_to<Key: Send>(
+                rows: Vec<(Key, Self)>,
+                dest: &[u32],
+                first: &[bool],
+            ) -> (Vec<(u32, Key)>, Self::Vecs) {
+                let n = rows.len();
+                assert!(dest.len() == n && first.len() == n, "a place for each row");
                 let mut vecs: Self::Vecs = ($(Vec::<$name>::with_capacity(n),)*);
-                let rows = ($(Rows(vecs.$index.as_mut_ptr()),)*);
-                let place = |(value, &d): (Self, &u32)| {
+                let columns = ($(Rows(vecs.$index.as_mut_ptr()),)*);
+                let place = |((key, value), &d): ((Key, Self), &u32)| {
                     let d = d as usize;
-                    assert!(d < n, "a place within the values");
+                    assert!(d < n, "a place within the rows");
                     // SAFETY: `d < n`, the capacity of every column, and the caller promises
-                    // that no other value is placed at `d`.
-                    unsafe { $( rows.$index.write(d, value.$index); )* }
+                    // that no other row is placed at `d`.
+                    unsafe { $( columns.$index.write(d, value.$index); )* }
+                    first[d].then_some((d as u32, key))
                 };
-                if go_parallel(n) {
-                    values.into_par_iter().zip(dest.par_iter()).for_each(place);
+                let keys = if go_parallel(n) {
+                    rows.into_par_iter().zip(dest.par_iter()).filter_map(place).collect()
                 } else {
-                    values.into_iter().zip(dest).for_each(place);
-                }
-                // SAFETY: every row `0..n` of every column was written once above (`dest` is a
-                // permutation of `0..n`, checked in length and range). A panic above leaves
+                    rows.into_iter().zip(dest).filter_map(place).collect()
+                };
+                // SAFETY: every place `0..n` of every column was written once above (`dest` is
+                // a permutation of `0..n`, checked in length and range). A panic above leaves
                 // the lengths 0: the values written are leaked, never read or dropped twice.
                 unsafe { $( vecs.$index.set_len(n); )* }
-                vecs
+                (keys, vecs)
             }
             #[allow(unused_variables, clippy::unused_unit)]
             fn slices(vecs: &Self::Vecs, range: Range<usize>) -> Self::Slices<'_> {
@@ -155,15 +166,12 @@ impl<K, V: Columns> Groups<K, V> {
 pub fn group_by<K, V>(site: &'static Site, items: Vec<(K, V)>) -> Groups<K, V>
 where
     K: OrderKey + Send + Sync,
-    V: Columns + Send,
+    V: Columns + Send + Sync,
 {
-    let (keys, values): (Vec<K>, Vec<V>) = if go_parallel(items.len()) {
-        items.into_par_iter().unzip()
-    } else {
-        items.into_iter().unzip()
-    };
+    let n = items.len();
+    let key = key_of::<K, V>;
     let device_forced = matches!(crate::backend::selection(), Some(b) if b.is_device());
-    if K::PACKED && !(K::RADIX && device_forced) && keys.len() < u32::MAX as usize {
+    let (dest, starts) = if K::PACKED && !(K::RADIX && device_forced) && n < u32::MAX as usize {
         crate::dispatch::ran_on_host(site, || {
             let how = "grouped on the host by hashing or indexing the keys";
             if K::RADIX {
@@ -175,47 +183,43 @@ where
                 )
             }
         });
-        let n = keys.len();
-        let (dest, sizes) = counting_places(&keys);
-        let mut starts = Vec::with_capacity(sizes.len() + 1);
-        let mut first = vec![false; n];
-        let mut at = 0;
-        for size in sizes {
-            starts.push(at);
-            first[at] = true;
-            at += size;
-        }
-        starts.push(n);
-        // A group's key is the key of its first element.
-        let is_first = |(_, d): &(K, &u32)| first[**d as usize];
-        let mut firsts: Vec<(K, &u32)> = if go_parallel(n) {
-            keys.into_par_iter().zip(dest.par_iter()).filter(is_first).collect()
+        counting_places(&items, key)
+    } else {
+        // The stable sort: the group of the element in place `j` starts where its key differs
+        // from the one before.
+        let perm = permutation_of(site, &items, key, false);
+        let new_group =
+            |j: usize| j == 0 || items[perm[j]].0.cmp_key(&items[perm[j - 1]].0) != Ordering::Equal;
+        let starts: Vec<usize> = if go_parallel(n) {
+            (0..n).into_par_iter().filter(|&j| new_group(j)).collect()
         } else {
-            keys.into_iter().zip(dest.iter()).filter(is_first).collect()
+            (0..n).filter(|&j| new_group(j)).collect()
         };
-        firsts.sort_unstable_by_key(|(_, d)| **d);
-        let group_keys = firsts.into_iter().map(|(k, _)| k).collect();
-        // SAFETY: `counting_places` gives each element a place of its own in `0..n`.
-        let columns = unsafe { V::unzip_to(values, &dest) };
-        return Groups { keys: group_keys, starts, columns };
-    }
-    let perm = permutation(site, &keys, false);
-    let keys = permute(keys, &perm);
-    let values = permute(values, &perm);
-    let mut starts = Vec::new();
-    let mut group_keys = Vec::new();
-    for (i, key) in keys.into_iter().enumerate() {
-        let new_group = match group_keys.last() {
-            Some(last) => key.cmp_key(last) != Ordering::Equal,
-            None => true,
-        };
-        if new_group {
-            starts.push(i);
-            group_keys.push(key);
+        assert!(n < u32::MAX as usize, "group by more than 2^32 - 1 elements");
+        let mut dest = vec![0u32; n];
+        for (j, &i) in perm.iter().enumerate() {
+            dest[i] = j as u32;
         }
+        (dest, starts)
+    };
+    let mut first = vec![false; n];
+    for &start in &starts {
+        first[start] = true;
     }
-    starts.push(values.len());
-    Groups { keys: group_keys, starts, columns: V::unzip(values) }
+    let mut starts = starts;
+    starts.push(n);
+    // SAFETY: `dest` gives each element a place of its own in `0..n`: the counting sort's
+    // running counts, or the inverse of the sort's permutation.
+    let (mut firsts, columns) = unsafe { V::unzip_to(items, &dest, &first) };
+    // A group's key is the key of its first element.
+    firsts.sort_unstable_by_key(|(d, _)| *d);
+    let keys = firsts.into_iter().map(|(_, k)| k).collect();
+    Groups { keys, starts, columns }
+}
+
+/// The key of a row.
+fn key_of<K, V>(row: &(K, V)) -> &K {
+    &row.0
 }
 
 /// Keys whose packed values span at most this many values per element (or
@@ -276,14 +280,18 @@ impl std::hash::BuildHasher for PackedState {
     }
 }
 
-/// The stable counting sort of packed `keys`: where each element goes (`dest`, equal keys in
-/// their order, groups in ascending key order) and the size of each group in that order.
+/// The stable counting sort of the packed keys `key(row)` of `rows`: where each row goes
+/// (`dest`, equal keys in their order, groups in ascending key order) and where each group
+/// starts.
 ///
 /// Each element gets a bucket, ascending with its key: its packed value less the least one
 /// when the values span few, else the rank of its key among the distinct keys (found by a hash
 /// set per block, merged, and sorted). Then a histogram of buckets per block, their running
 /// sums in (bucket, block) order, and each block places its elements from its own counters.
-fn counting_places<K: OrderKey + Sync>(keys: &[K]) -> (Vec<u32>, Vec<usize>) {
+fn counting_places<T: Sync, K: OrderKey>(
+    keys: &[T],
+    key: impl Fn(&T) -> &K + Sync,
+) -> (Vec<u32>, Vec<usize>) {
     let n = keys.len();
     let parallel = go_parallel(n);
     let threads = if parallel { rayon::current_num_threads().max(1) } else { 1 };
@@ -299,10 +307,14 @@ fn counting_places<K: OrderKey + Sync>(keys: &[K]) -> (Vec<u32>, Vec<usize>) {
         };
     let (least, most) = if parallel {
         keys.par_iter()
-            .fold(|| (u128::MAX, 0), |(lo, hi), k| (lo.min(k.packed()), hi.max(k.packed())))
+            .fold(
+                || (u128::MAX, 0),
+                |(lo, hi), t| (lo.min(key(t).packed()), hi.max(key(t).packed())),
+            )
             .reduce(|| (u128::MAX, 0), |a, b| (a.0.min(b.0), a.1.max(b.1)))
     } else {
-        keys.iter().fold((u128::MAX, 0), |(lo, hi), k| (lo.min(k.packed()), hi.max(k.packed())))
+        keys.iter()
+            .fold((u128::MAX, 0), |(lo, hi), t| (lo.min(key(t).packed()), hi.max(key(t).packed())))
     };
     if n == 0 {
         return (Vec::new(), Vec::new());
@@ -311,7 +323,7 @@ fn counting_places<K: OrderKey + Sync>(keys: &[K]) -> (Vec<u32>, Vec<usize>) {
     let (buckets, bucket_count): (Vec<u32>, usize) = if span
         < DENSE_SPAN.max(DENSE_PER_ELEMENT * n as u128)
     {
-        let bucket = |k: &K| (k.packed() - least) as u32;
+        let bucket = |t: &T| (key(t).packed() - least) as u32;
         let b = if parallel {
             keys.par_iter().map(bucket).collect()
         } else {
@@ -324,7 +336,7 @@ fn counting_places<K: OrderKey + Sync>(keys: &[K]) -> (Vec<u32>, Vec<usize>) {
         let sets: Vec<std::collections::HashSet<u128, PackedState>> = {
             let set_of = |r: std::ops::Range<usize>| {
                 let mut set = std::collections::HashSet::with_hasher(state);
-                set.extend(keys[r].iter().map(OrderKey::packed));
+                set.extend(keys[r].iter().map(|t| key(t).packed()));
                 set
             };
             let ranges: Vec<_> =
@@ -351,7 +363,7 @@ fn counting_places<K: OrderKey + Sync>(keys: &[K]) -> (Vec<u32>, Vec<usize>) {
         };
         let mut rank = std::collections::HashMap::with_capacity_and_hasher(distinct.len(), state);
         rank.extend(distinct.iter().enumerate().map(|(r, &p)| (p, r as u32)));
-        let bucket = |k: &K| rank[&k.packed()];
+        let bucket = |t: &T| rank[&key(t).packed()];
         let b = if parallel {
             keys.par_iter().map(bucket).collect()
         } else {
@@ -371,7 +383,7 @@ fn counting_places<K: OrderKey + Sync>(keys: &[K]) -> (Vec<u32>, Vec<usize>) {
     });
     // The first place of each (block, bucket), bucket by bucket, block by block.
     let mut firsts = histograms;
-    let mut sizes = Vec::new();
+    let mut starts = Vec::new();
     let mut at = 0u32;
     for bucket in 0..bucket_count {
         let start = at;
@@ -381,22 +393,24 @@ fn counting_places<K: OrderKey + Sync>(keys: &[K]) -> (Vec<u32>, Vec<usize>) {
             at += count;
         }
         if at > start {
-            sizes.push((at - start) as usize);
+            starts.push(start as usize);
         }
     }
-    let dest: Vec<u32> = map_blocks(len, &|b, r| {
-        let mut next = firsts[b].clone();
-        buckets[r]
-            .iter()
-            .map(|&k| {
-                let d = next[k as usize];
-                next[k as usize] += 1;
-                d
-            })
-            .collect()
-    })
-    .concat();
-    (dest, sizes)
+    // Each block's buckets replaced by its elements' places, counted from its own firsts.
+    let mut dest = buckets;
+    let place = |(chunk, next): (&mut [u32], &mut Vec<u32>)| {
+        for d in chunk {
+            let bucket = *d as usize;
+            *d = next[bucket];
+            next[bucket] += 1;
+        }
+    };
+    if parallel {
+        dest.par_chunks_mut(len).zip(firsts.par_iter_mut()).for_each(place);
+    } else {
+        dest.chunks_mut(len).zip(firsts.iter_mut()).for_each(place);
+    }
+    (dest, starts)
 }
 
 impl<'a, K: Clone, V: Columns> Source for &'a Groups<K, V> {

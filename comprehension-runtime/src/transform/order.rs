@@ -295,25 +295,40 @@ pub(crate) fn permutation<K: OrderKey + Sync>(
     keys: &[K],
     descending: bool,
 ) -> Vec<usize> {
+    permutation_of(site, keys, itself::<K>, descending)
+}
+
+/// A key, as [`permutation_of`] reads it from itself.
+fn itself<K>(key: &K) -> &K {
+    key
+}
+
+/// [`permutation`] of the keys `key(item)` of `items`.
+pub(crate) fn permutation_of<T: Sync, K: OrderKey + Sync>(
+    site: &'static Site,
+    items: &[T],
+    key: impl Fn(&T) -> &K + Sync,
+    descending: bool,
+) -> Vec<usize> {
     if K::RADIX {
         let flip = if descending { u64::MAX } else { 0 };
-        let radix: Vec<u64> = if go_parallel(keys.len()) {
-            keys.par_iter().map(|k| k.radix() ^ flip).collect()
+        let radix: Vec<u64> = if go_parallel(items.len()) {
+            items.par_iter().map(|t| key(t).radix() ^ flip).collect()
         } else {
-            keys.iter().map(|k| k.radix() ^ flip).collect()
+            items.iter().map(|t| key(t).radix() ^ flip).collect()
         };
         return crate::segmented::sort_permutation_at(site, &radix);
     }
-    let mut perm: Vec<usize> = (0..keys.len()).collect();
+    let mut perm: Vec<usize> = (0..items.len()).collect();
     let order = |a: &usize, b: &usize| {
-        let o = keys[*a].cmp_key(&keys[*b]);
+        let o = key(&items[*a]).cmp_key(key(&items[*b]));
         if descending {
             o.reverse()
         } else {
             o
         }
     };
-    if go_parallel(keys.len()) {
+    if go_parallel(items.len()) {
         perm.par_sort_by(order);
     } else {
         perm.sort_by(order);
