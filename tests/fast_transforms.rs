@@ -190,3 +190,20 @@ fn group_by_pairs_that_share_a_half() {
     let got = on_every_cpu_backend(|| par![(k, v.to_vec()) | (k, v) <- &rows, group by k]);
     assert_eq!(got, oracle_groups(&rows, |a, b| a.cmp(b)));
 }
+
+#[test]
+fn variables_read_after_a_cut_are_the_only_ones_carried() {
+    let n = 10usize;
+    let plan = parcomp::par_explain![(c, par_sum![a | a <- amount]) |
+                                     i <- 0..n, let c = i % 3, let amount = i * 2,
+                                     let unused = i + 1, group by c];
+    assert!(plan.contains("((c), (amount,))"), "{plan}");
+    let got = par![(c, amount.to_vec()) | i <- 0..n, let c = i % 3, let amount = i * 2,
+                   let unused = i + 1, group by c];
+    assert_eq!(got[0], (0, vec![0, 6, 12, 18]));
+    // A variable named only in a format string is carried.
+    let got = par![format!("{i}:{j}") | i <- 0..4usize, let j = 3 - i, order by j, take 2];
+    assert_eq!(got, ["3:0", "2:1"]);
+    let got = par![(i, format!("{}", j.len())) | i <- 0..4usize, let j = vec![i; i], group by i];
+    assert_eq!(got[3], (3, "1".to_string()));
+}

@@ -129,6 +129,17 @@ fn cut(name: Macro, input: TokenStream, rt: &TokenStream) -> Result<Cut, syn::Er
     };
     let cut_after: Vec<bool> =
         (0..qualifiers.len()).map(|i| qualifiers[i + 1..].iter().any(|(q, _)| is_cut(q))).collect();
+    // The names each qualifier's successors and the head mention: a variable none of them
+    // mentions is dead after the qualifier and is not carried past a cut there.
+    let mut read_after: Vec<Option<Vec<String>>> = vec![None; qualifiers.len()];
+    {
+        let mut names = Vec::new();
+        let mut formats = mentions(&quote! { #head }, &mut names);
+        for i in (0..qualifiers.len()).rev() {
+            read_after[i] = (!formats).then(|| names.clone());
+            formats |= mentions(&qualifiers[i].1, &mut names);
+        }
+    }
     let next_is_take: Vec<bool> = (0..qualifiers.len())
         .map(|i| {
             matches!(qualifiers.get(i + 1), Some((Qualifier::Transform(t), _))
@@ -196,6 +207,21 @@ fn cut(name: Macro, input: TokenStream, rt: &TokenStream) -> Result<Cut, syn::Er
             steps.push(Step::Call { name: name.clone(), input, what: what.clone(), call });
             name
         };
+        // The variables a part cut here carries: those read later (all of them if a format
+        // string might name one, or if none is read, to keep the tuple non-empty).
+        let live: Vec<Ident> = match &read_after[index] {
+            Some(read) => scope.iter().filter(|v| read.contains(&v.to_string())).cloned().collect(),
+            None => scope.clone(),
+        };
+        let live = if live.is_empty() { scope.clone() } else { live };
+        let cuts_part = needs_part
+            || matches!(
+                transform.kind,
+                TransformKind::OrderBy { .. } | TransformKind::GroupBy { .. }
+            );
+        if cuts_part && !matches!(transform.kind, TransformKind::GroupBy { .. }) {
+            scope = live.clone();
+        }
         let vars = tuple(&scope);
         match transform.kind {
             TransformKind::Take { count, .. } => {
@@ -255,8 +281,12 @@ fn cut(name: Macro, input: TokenStream, rt: &TokenStream) -> Result<Cut, syn::Er
                         continue;
                     }
                 };
-                let others: Vec<Ident> =
-                    scope.iter().filter(|n| !key_names.contains(n)).cloned().collect();
+                let others: Vec<Ident> = scope
+                    .iter()
+                    .filter(|n| !key_names.contains(n) && live.contains(n))
+                    .cloned()
+                    .collect();
+                scope.retain(|n| key_names.contains(n) || others.contains(n));
                 let others_tuple = tuple(&others);
                 let input =
                     part(&mut steps, &mut pending, quote! { ((#key), #others_tuple) }, None);
@@ -271,6 +301,26 @@ fn cut(name: Macro, input: TokenStream, rt: &TokenStream) -> Result<Cut, syn::Er
     errors.finish(())?;
     let last = quote! { #marker #head | #(#pending),* };
     Ok(Cut { steps, last })
+}
+
+/// Adds the identifiers in `tokens` to `names`; whether a string literal in them holds a `{`
+/// (a format string, which may name a variable that no identifier shows).
+fn mentions(tokens: &TokenStream, names: &mut Vec<String>) -> bool {
+    let mut formats = false;
+    for token in tokens.clone() {
+        match token {
+            TokenTree::Group(group) => formats |= mentions(&group.stream(), names),
+            TokenTree::Ident(ident) => {
+                let name = ident.to_string();
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+            TokenTree::Literal(literal) => formats |= literal.to_string().contains('{'),
+            TokenTree::Punct(_) => {}
+        }
+    }
+    formats
 }
 
 /// The `Vec` gathered so far (only called when there is one).

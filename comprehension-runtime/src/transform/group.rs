@@ -196,8 +196,11 @@ where
             (0..n).filter(|&j| new_group(j)).collect()
         };
         assert!(n < u32::MAX as usize, "group by more than 2^32 - 1 elements");
-        let mut dest = vec![0u32; n];
+        assert_eq!(perm.len(), n, "the sort orders every element");
+        // Checked to be a permutation (the sort may have run on a device): n distinct places.
+        let mut dest = vec![u32::MAX; n];
         for (j, &i) in perm.iter().enumerate() {
+            assert_eq!(dest[i], u32::MAX, "the sort names each element once");
             dest[i] = j as u32;
         }
         (dest, starts)
