@@ -440,7 +440,7 @@ where
     // the end, above every index still to be taken.
     let mut by_index: Vec<(usize, usize)> =
         best.iter().enumerate().map(|(rank, &index)| (index, rank)).collect();
-    by_index.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+    by_index.sort_unstable_by_key(|&(index, _)| Reverse(index));
     let mut out: Vec<Option<T>> = (0..k).map(|_| None).collect();
     for (index, rank) in by_index {
         out[rank] = Some(items.swap_remove(index).0);
@@ -499,7 +499,7 @@ mod tests {
                 assert_eq!(a.packed().cmp(&b.packed()), a.cmp_key(&b), "{a:?} {b:?}");
             }
         }
-        assert!(<(u8, f64)>::PACKED && !<(u8, u8, u8)>::PACKED && !<(u8, String)>::PACKED);
+        const { assert!(<(u8, f64)>::PACKED && !<(u8, u8, u8)>::PACKED && !<(u8, String)>::PACKED) };
     }
 
     #[test]
