@@ -225,8 +225,9 @@ fn key_of<K, V>(row: &(K, V)) -> &K {
     &row.0
 }
 
-/// Keys whose packed values span at most this many values per element (or
-/// [`DENSE_SPAN`]) are counted in an array indexed by the value, not hashed.
+/// Keys whose packed values span (for pairs: whose halves span a grid of) at most this many
+/// values per element (or [`DENSE_SPAN`]) are counted in an array indexed by the value, not
+/// hashed.
 const DENSE_PER_ELEMENT: u128 = 1;
 /// See [`DENSE_PER_ELEMENT`].
 const DENSE_SPAN: u128 = 1 << 12;
@@ -287,8 +288,8 @@ impl std::hash::BuildHasher for PackedState {
 /// (`dest`, equal keys in their order, groups in ascending key order) and where each group
 /// starts.
 ///
-/// Each element gets a bucket, ascending with its key: its packed value less the least one
-/// when the values span few, else the rank of its key among the distinct keys (found by a hash
+/// Each element gets a bucket, ascending with its key: its place in the grid of the values its
+/// keys' halves span, when that grid is small, else the rank of its key among the distinct keys (found by a hash
 /// set per block, merged, and sorted). Then a histogram of buckets per block, their running
 /// sums in (bucket, block) order, and each block places its elements from its own counters.
 fn counting_places<T: Sync, K: OrderKey>(
@@ -308,31 +309,42 @@ fn counting_places<T: Sync, K: OrderKey>(
                 ranges.into_iter().enumerate().map(|(b, r)| f(b, r)).collect::<Vec<_>>()
             }
         };
-    let (least, most) = if parallel {
-        keys.par_iter()
-            .fold(
-                || (u128::MAX, 0),
-                |(lo, hi), t| (lo.min(key(t).packed()), hi.max(key(t).packed())),
-            )
-            .reduce(|| (u128::MAX, 0), |a, b| (a.0.min(b.0), a.1.max(b.1)))
+    // The least and greatest high and low halves: a pair of numbers spans a grid of
+    // (high span) × (low span) values, one number a line (its high half is 0).
+    type Bounds = [u64; 4];
+    let none: Bounds = [u64::MAX, 0, u64::MAX, 0];
+    let widen = |b: Bounds, t: &T| {
+        let p = key(t).packed();
+        let (hi, lo) = ((p >> 64) as u64, p as u64);
+        [b[0].min(hi), b[1].max(hi), b[2].min(lo), b[3].max(lo)]
+    };
+    let join =
+        |a: Bounds, b: Bounds| [a[0].min(b[0]), a[1].max(b[1]), a[2].min(b[2]), a[3].max(b[3])];
+    let [hi_least, hi_most, lo_least, lo_most] = if parallel {
+        keys.par_iter().fold(|| none, widen).reduce(|| none, join)
     } else {
-        keys.iter()
-            .fold((u128::MAX, 0), |(lo, hi), t| (lo.min(key(t).packed()), hi.max(key(t).packed())))
+        keys.iter().fold(none, widen)
     };
     if n == 0 {
         return (Vec::new(), Vec::new());
     }
-    let span = most - least;
-    let (buckets, bucket_count): (Vec<u32>, usize) = if span
-        < DENSE_SPAN.max(DENSE_PER_ELEMENT * n as u128)
+    let row = u128::from(lo_most - lo_least) + 1;
+    let grid = (u128::from(hi_most - hi_least) + 1).saturating_mul(row);
+    let (buckets, bucket_count): (Vec<u32>, usize) = if grid
+        <= DENSE_SPAN.max(DENSE_PER_ELEMENT * n as u128)
     {
-        let bucket = |t: &T| (key(t).packed() - least) as u32;
+        // Ascending with the key: the high half's row, then the low half within it.
+        let bucket = |t: &T| {
+            let p = key(t).packed();
+            let (hi, lo) = ((p >> 64) as u64, p as u64);
+            (u128::from(hi - hi_least) * row + u128::from(lo - lo_least)) as u32
+        };
         let b = if parallel {
             keys.par_iter().map(bucket).collect()
         } else {
             keys.iter().map(bucket).collect()
         };
-        (b, span as usize + 1)
+        (b, grid as usize)
     } else {
         let state = PackedState::new();
         let len = n.div_ceil(threads);
@@ -432,6 +444,7 @@ impl<'a, K: Clone, V: Columns> Source for &'a Groups<K, V> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cmp::Reverse;
 
     static SITE: Site = Site::api("group_by test");
 
@@ -458,5 +471,17 @@ mod tests {
         // Floats group by `total_cmp`: -0.0 and 0.0 are two keys, NaN is one.
         let floats = group_by(&SITE, vec![(0.0, ()), (f64::NAN, ()), (-0.0, ()), (f64::NAN, ())]);
         assert_eq!(floats.len(), 3);
+        // Pairs: a small grid of halves, indexed; Reverse keys descend.
+        let pairs = group_by(
+            &SITE,
+            vec![((2u8, -1i32), ('a',)), ((1, 5), ('b',)), ((2, -1), ('c',)), ((1, -3), ('d',))],
+        );
+        assert_eq!(pairs.keys, [(1, -3), (1, 5), (2, -1)]);
+        assert_eq!(pairs.starts, [0, 1, 2, 4]);
+        assert_eq!(pairs.columns.0, ['d', 'b', 'a', 'c']);
+        let reversed =
+            group_by(&SITE, vec![(Reverse(1u16), ()), (Reverse(7), ()), (Reverse(1), ())]);
+        assert_eq!(reversed.keys, [Reverse(7), Reverse(1)]);
+        assert_eq!(reversed.starts, [0, 1, 3]);
     }
 }
