@@ -605,7 +605,10 @@ impl KernelWriter<'_> {
                 body.line(format!("{t} pc_head = pc_tail;"));
                 body.line("pc_u64 pc_head_group = 0;");
                 body.line("pc_bool pc_has_head = 0;");
-                let mut item = coarse_items(&mut body);
+                // Its work-items search for their first parents: merging them (as a filtering
+                // level does) made no difference beyond this machine's noise on PoCL, and would
+                // add a third barrier to a kernel that has two.
+                let mut item = coarse_items(&mut body, false);
                 item.line(format!("{t} pc_acc = pc_r{r}_identity(pc_fault, pc_caps);"));
                 item
             }
@@ -631,7 +634,7 @@ impl KernelWriter<'_> {
                     body.line("pc_u64 pc_keep_group[PC_LEVEL_ITEMS];");
                 }
                 body.line("pc_u32 pc_kept = 0;");
-                coarse_items(&mut body)
+                coarse_items(&mut body, true)
             }
             (None, None) if compacting => {
                 body.line("PC_LOCAL_ARRAY(pc_u32, pc_ranks, PC_SCAN_SCRATCH);");
@@ -1038,12 +1041,26 @@ fn nan_left(class: &str) -> String {
 /// nested-reduction level below the first generator), inside `body`; returns the body of one
 /// position, in which `pc_k`, `pc_j`, `pc_p` and `pc_i` are the position's. The caller closes
 /// the loop and the bounds check (two braces) after appending the position's body.
-fn coarse_items(body: &mut Body) -> Body {
-    body.line("pc_u64 pc_t = (pc_u64)PC_GROUP_ID() * PC_WG * PC_LEVEL_ITEMS + (pc_u64)PC_LOCAL_ID() * PC_LEVEL_ITEMS;");
+fn coarse_items(body: &mut Body, merge: bool) -> Body {
+    // The work-items' first parents: merged with the tile's offsets when the tile spans a few
+    // work-groups' worth of parents (the usual case), else one search per work-item.
+    body.line("pc_u64 pc_tile0 = (pc_u64)PC_GROUP_ID() * PC_WG * PC_LEVEL_ITEMS;");
+    if merge {
+        body.line("PC_LOCAL_ARRAY(pc_u64, pc_firsts, PC_WG);");
+        body.line("pc_bool pc_merged = (pc_bool)(!pc_fanout && pc_tile0 < pc_count && pc_span[1] - pc_span[0] < 4u * PC_WG);");
+        body.line(
+            "if (pc_merged) pc_first_parents(pc_offsets, pc_span, pc_j0 + pc_tile0, pc_firsts);",
+        );
+    }
+    body.line("pc_u64 pc_t = pc_tile0 + (pc_u64)PC_LOCAL_ID() * PC_LEVEL_ITEMS;");
     body.line("if (pc_t < pc_count && !PC_FAULTED(pc_fault)) {");
     let mut items = body.nested();
     items.line("pc_u64 pc_j = pc_j0 + pc_t;");
-    items.line("pc_u64 pc_p = pc_fanout ? pc_parent_of_regular(pc_j, pc_fanout) : pc_segment_in(pc_offsets, pc_span[0], pc_span[1], pc_j);");
+    if merge {
+        items.line("pc_u64 pc_p = pc_fanout ? pc_parent_of_regular(pc_j, pc_fanout) : pc_merged ? pc_firsts[PC_LOCAL_ID()] : pc_segment_in(pc_offsets, pc_span[0], pc_span[1], pc_j);");
+    } else {
+        items.line("pc_u64 pc_p = pc_fanout ? pc_parent_of_regular(pc_j, pc_fanout) : pc_segment_in(pc_offsets, pc_span[0], pc_span[1], pc_j);");
+    }
     items.line("pc_u64 pc_i = pc_j - (pc_fanout ? pc_p * pc_fanout : pc_offsets[pc_p]);");
     items.line("pc_u32 pc_items = pc_count - pc_t < PC_LEVEL_ITEMS ? (pc_u32)(pc_count - pc_t) : PC_LEVEL_ITEMS;");
     items.line("for (pc_u32 pc_k = 0; pc_k < pc_items; pc_k++, pc_j++, pc_i++) {");
