@@ -75,23 +75,27 @@ fn root_reexports(lib: &str) -> BTreeMap<String, String> {
     names
 }
 
+/// The first segment of the path `rest` starts with (`a` of `a::b`), or of each path of the
+/// group it starts with (`a` and `b` of `{a, b::c}`), onto `names`.
+fn first_segments(rest: &str, names: &mut Vec<String>) {
+    if let Some(group) = rest.strip_prefix('{') {
+        let end = group.find('}').unwrap_or(group.len());
+        for path in group[..end].split(',') {
+            names.push(path.trim().split("::").next().unwrap_or("").to_string());
+        }
+    } else {
+        let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+        names.push(rest[..end.unwrap_or(rest.len())].to_string());
+    }
+}
+
 /// The top-level modules of the crate that `code` names through `crate::`.
 fn named_modules(code: &str) -> Vec<String> {
     let mut names = Vec::new();
     let mut rest = code;
     while let Some(at) = rest.find("crate::") {
         rest = &rest[at + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            // `use crate::{a, b::c}`: the first segment of each path in the group.
-            let end = group.find('}').unwrap_or(group.len());
-            for path in group[..end].split(',') {
-                let first = path.trim().split("::").next().unwrap_or("");
-                names.push(first.to_string());
-            }
-        } else {
-            let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
-            names.push(rest[..end.unwrap_or(rest.len())].to_string());
-        }
+        first_segments(rest, &mut names);
     }
     names
 }
@@ -199,17 +203,8 @@ fn named_gpu_modules(code: &str, depth: usize) -> Vec<String> {
             if prefix.starts_with("super") && before.ends_with("super::") {
                 continue;
             }
-            if rest.starts_with("super::") {
-                continue;
-            }
-            if let Some(group) = rest.strip_prefix('{') {
-                let end = group.find('}').unwrap_or(group.len());
-                for path in group[..end].split(',') {
-                    names.push(path.trim().split("::").next().unwrap_or("").to_string());
-                }
-            } else {
-                let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
-                names.push(rest[..end.unwrap_or(rest.len())].to_string());
+            if !rest.starts_with("super::") {
+                first_segments(rest, &mut names);
             }
         }
     }

@@ -414,6 +414,9 @@ pub(crate) fn expand(
             }
             Step::Call { name, input, what, call } => {
                 let site = format_ident!("__PARCOMP_STEP_{}", k, span = Span::mixed_site());
+                // What the step's value is bound to: its own name, or the `take`'s after it when
+                // the two run as one.
+                let mut binding = name;
                 let value = match call {
                     // Located at the key, where a key that is no `OrderKey` is reported.
                     Call::OrderBy { descending, key } => {
@@ -422,20 +425,11 @@ pub(crate) fn expand(
                             // `order by KEY, take N`: the first N without sorting all.
                             Some((take_name, count)) => {
                                 fused = true;
+                                binding = take_name;
                                 let count = count_value(count);
-                                let value = quote::quote_spanned! {*key=>
+                                quote::quote_spanned! {*key=>
                                     #rt::order_by_take(&#site, #input, #descending, #count)
-                                };
-                                statements.push(quote! {
-                                    static #site: #rt::Site = #rt::Site {
-                                        text: #what,
-                                        file: ::core::file!(),
-                                        line: ::core::line!(),
-                                        column: ::core::column!(),
-                                    };
-                                    let #take_name = #value;
-                                });
-                                continue;
+                                }
                             }
                             None => quote::quote_spanned! {*key=>
                                 #rt::order_by(&#site, #input, #descending)
@@ -462,7 +456,7 @@ pub(crate) fn expand(
                         line: ::core::line!(),
                         column: ::core::column!(),
                     };
-                    let #name = #value;
+                    let #binding = #value;
                 });
             }
         }

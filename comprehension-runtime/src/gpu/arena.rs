@@ -10,7 +10,7 @@
 //! when it holds more than a quarter of the device's memory, and when no run has used it for a
 //! second (the process is idle), so an idle process does not sit on device memory.
 
-use super::device::{Buffer, Device, DeviceError};
+use super::device::{Buffer, Device, DeviceError, DeviceErrorKind};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::mem::ManuallyDrop;
@@ -230,8 +230,12 @@ impl Scratch {
         Ok(buffer)
     }
 
-    /// A buffer of at least `bytes` that goes back to this scratch memory when dropped.
-    pub(crate) fn hold(&self, bytes: usize) -> Result<Mem<'_>, DeviceError> {
+    /// A buffer of at least `bytes` (and at least 8) that goes back to this scratch memory when
+    /// dropped; a size the host cannot address is an allocation error.
+    pub(crate) fn hold(&self, bytes: u64) -> Result<Mem<'_>, DeviceError> {
+        let bytes = usize::try_from(bytes.max(8)).map_err(|_| {
+            DeviceError::new(DeviceErrorKind::Alloc, format!("{bytes} bytes do not fit in memory"))
+        })?;
         let buf = self.take(bytes)?;
         Ok(Mem { buf: ManuallyDrop::new(buf), scratch: self })
     }

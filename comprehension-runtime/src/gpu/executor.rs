@@ -24,7 +24,7 @@
 //! (see the gpu README's "What a run costs"), and reads the fault word with each such read.
 
 use super::arena::{Mem, Scratch};
-use super::device::{Arg, Buffer, Device, DeviceError, DeviceErrorKind, Queue};
+use super::device::{Arg, Buffer, Device, DeviceError, Queue};
 use super::fault::{self, Fault};
 use super::host_data::{column_of, ColumnBytes, DynJagged, HostData};
 use super::plan::{ClassId, Comp, DevicePlan, Level, ReduceKind, RootKind, Terminal};
@@ -339,12 +339,6 @@ impl<'c> Session<'c> {
     }
 
     fn alloc(&mut self, bytes: u64) -> Result<Mem<'c>, DeviceFailure> {
-        let bytes = usize::try_from(bytes.max(8)).map_err(|_| {
-            DeviceFailure::from(DeviceError::new(
-                DeviceErrorKind::Alloc,
-                format!("{bytes} bytes do not fit in memory"),
-            ))
-        })?;
         Ok(self.scratch.hold(bytes)?)
     }
 

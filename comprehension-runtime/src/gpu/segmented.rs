@@ -138,8 +138,6 @@ impl<'d> Run<'d> {
 
     /// A buffer of at least `bytes` from the run's scratch memory (back to it when dropped).
     pub(super) fn alloc(&self, bytes: u64) -> Result<Mem<'d>, DeviceFailure> {
-        let bytes = usize::try_from(bytes.max(8))
-            .map_err(|_| DeviceFailure::fatal(format!("{bytes} bytes do not fit in memory")))?;
         Ok(self.scratch.hold(bytes)?)
     }
 
