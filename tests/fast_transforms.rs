@@ -1,11 +1,14 @@
-//! `order by KEY, take K` chosen without a full sort, and `group by` without sorting the rows:
-//! the same answers as a stable sort of all the elements, on every backend.
+//! `order by KEY, take K` chosen without a full sort, `group by` without sorting the rows, and
+//! groups that are only reduced folded per key without forming them: the same answers as a
+//! stable sort of all the elements, on every backend.
 
 mod support;
 
-use parcomp::par;
+use parcomp::{
+    par, par_all, par_any, par_count, par_explain, par_max, par_min, par_product, par_sum,
+};
 use proptest::prelude::*;
-use support::{on_every_backend, on_every_cpu_backend};
+use support::{on_every_backend, on_every_backend_traced, on_every_cpu_backend};
 
 /// Row indices of `keys` stably sorted by `cmp` (equal keys in input order), the first `k`.
 fn stable_first<K>(keys: &[K], k: usize, cmp: impl Fn(&K, &K) -> std::cmp::Ordering) -> Vec<usize> {
@@ -194,10 +197,16 @@ fn group_by_pairs_that_share_a_half() {
 #[test]
 fn variables_read_after_a_cut_are_the_only_ones_carried() {
     let n = 10usize;
-    let plan = parcomp::par_explain![(c, par_sum![a | a <- amount]) |
-                                     i <- 0..n, let c = i % 3, let amount = i * 2,
-                                     let unused = i + 1, group by c];
+    let plan = par_explain![(c, amount.to_vec()) |
+                            i <- 0..n, let c = i % 3, let amount = i * 2,
+                            let unused = i + 1, group by c];
     assert!(plan.contains("((c), (amount,))"), "{plan}");
+    // Reduced per key: only the reductions' items are carried.
+    let plan = par_explain![(c, par_sum![a | a <- amount]) |
+                            i <- 0..n, let c = i % 3, let amount = i * 2,
+                            let unused = i + 1, group by c];
+    assert!(plan.contains("reduce   per key: par_sum![a | a <- amount]"), "{plan}");
+    assert!(!plan.contains("unused)"), "{plan}");
     let got = par![(c, amount.to_vec()) | i <- 0..n, let c = i % 3, let amount = i * 2,
                    let unused = i + 1, group by c];
     assert_eq!(got[0], (0, vec![0, 6, 12, 18]));
@@ -206,4 +215,114 @@ fn variables_read_after_a_cut_are_the_only_ones_carried() {
     assert_eq!(got, ["3:0", "2:1"]);
     let got = par![(i, format!("{}", j.len())) | i <- 0..4usize, let j = vec![i; i], group by i];
     assert_eq!(got[3], (3, "1".to_string()));
+}
+
+/// Each group's values, by the slices `group by` forms (`v.to_vec()` is no reduction).
+fn groups_by_slices(rows: &[(i64, i64)]) -> Vec<(i64, Vec<i64>)> {
+    par![(k, v.to_vec()) | (k, v) <- rows, group by k]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn groups_only_reduced_are_reduced_per_key_as_their_slices_would_be(keys in group_keys()) {
+        let rows: Vec<(i64, i64)> = keys.iter().map(|&k| (k, k.wrapping_mul(31) % 1000)).collect();
+        let got = on_every_backend_traced(|| {
+            par![(k, par_sum![v | v <- vs], vs.len(), par_max![v | v <- vs], par_min![v | v <- vs],
+                  par_count![v | v <- vs, v % 2 == 0], par_any![v > 900 | v <- vs],
+                  par_all![v >= 0 | v <- vs], par_sum![w | v <- vs, let w = v * 2, w > 10],
+                  par_product![if v % 2 == 0 { 1i8 } else { -1 } | v <- vs]) |
+                 (k, v) <- &rows, let vs = v, group by k]
+        });
+        let want: Vec<_> = groups_by_slices(&rows)
+            .into_iter()
+            .map(|(k, vs)| {
+                (k, vs.iter().sum::<i64>(), vs.len(), vs.iter().copied().max(),
+                 vs.iter().copied().min(), vs.iter().filter(|&&v| v % 2 == 0).count(),
+                 vs.iter().any(|&v| v > 900), vs.iter().all(|&v| v >= 0),
+                 vs.iter().map(|v| v * 2).filter(|&w| w > 10).sum::<i64>(),
+                 vs.iter().map(|v| if v % 2 == 0 { 1i8 } else { -1 }).product::<i8>())
+            })
+            .collect();
+        prop_assert_eq!(got, want);
+    }
+
+    #[test]
+    fn pair_keys_reduced_per_key_with_an_order_by_and_take_after(keys in group_keys()) {
+        // Pairs sharing halves (grid or hash of the pairs), sums of exact floats.
+        let rows: Vec<((u8, i64), f64)> =
+            keys.iter().map(|&k| ((k.rem_euclid(3) as u8, k / 5), (k % 7) as f64 * 0.5)).collect();
+        let got = on_every_backend_traced(|| {
+            par![(k, par_sum![a | a <- amount], amount.len()) |
+                 (k, a) <- &rows, let amount = a, group by k,
+                 order by (par_sum![a | a <- amount], amount.len()) desc, take 7]
+        });
+        let mut want: Vec<((u8, i64), f64, usize)> = oracle_groups(&rows, |a, b| a.cmp(b))
+            .into_iter()
+            .map(|(k, v)| (k, v.iter().sum(), v.len()))
+            .collect();
+        // A stable sort, descending: equal (sum, count) keep ascending keys.
+        want.sort_by(|a, b| (b.1, b.2).partial_cmp(&(a.1, a.2)).expect("no NaN"));
+        want.truncate(7);
+        prop_assert_eq!(got, want);
+    }
+}
+
+#[test]
+fn reductions_of_groups_see_elements_as_their_slices_would() {
+    // Values that are not `Copy` are read by reference, as a generator over the slice reads
+    // them; keys that are not numbers (strings) are kept in order.
+    let words: Vec<String> = (0..20_000).map(|i| format!("w{}", (i * 7919) % 10_007)).collect();
+    let got = on_every_cpu_backend(|| {
+        par![(k, par_sum![s.len() | s <- w], par_max![s.len() | s <- w], par_count![s | s <- w, s.ends_with('7')]) |
+             s <- &words, let k = s[..2].to_string(), let w = s.clone(), group by k]
+    });
+    let want: Vec<(String, usize, Option<usize>, usize)> = oracle_groups(
+        &words.iter().map(|s| (s[..2].to_string(), s.clone())).collect::<Vec<_>>(),
+        |a, b| a.cmp(b),
+    )
+    .into_iter()
+    .map(|(k, ws)| {
+        let lens = ws.iter().map(String::len);
+        (k, lens.clone().sum(), lens.max(), ws.iter().filter(|s| s.ends_with('7')).count())
+    })
+    .collect();
+    assert_eq!(got, want);
+    // Max of floats with equal elements told apart (-0.0, 0.0): the first of the greatest, as
+    // the reduction over the slice keeps it, in every part size.
+    let signed: Vec<(u8, f64)> =
+        (0..10_000).map(|i| ((i % 3) as u8, if i % 2 == 0 { 0.0 } else { -0.0 })).collect();
+    let got = on_every_cpu_backend(
+        || par![(k, par_max![x | x <- xs].map(f64::to_bits)) | (k, x) <- &signed, let xs = x, group by k],
+    );
+    let by_slices = par![(k, xs.to_vec()) | (k, x) <- &signed, let xs = x, group by k];
+    let want: Vec<(u8, Option<u64>)> = by_slices
+        .iter()
+        .map(|(k, xs)| (*k, par_max![x | x <- xs].map(|x: f64| x.to_bits())))
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn groups_used_otherwise_keep_their_slices() {
+    let n = 100usize;
+    // A slice read by index, a nested comprehension over the slice, a reduction naming another
+    // grouped variable: the groups are formed.
+    let plans = [
+        par_explain![(c, a[0]) | i <- 0..n, let c = i % 3, let a = i, group by c],
+        par_explain![(c, par![x | x <- a]) | i <- 0..n, let c = i % 3, let a = i, group by c],
+        par_explain![(c, par_sum![x + b.len() | x <- a]) | i <- 0..n, let c = i % 3, let a = i, let b = i, group by c],
+    ];
+    for plan in plans {
+        assert!(plan.contains("the other variables become the group's slices"), "{plan}");
+        assert!(!plan.contains("reduced per key"), "{plan}");
+    }
+    let got =
+        par![(c, a[0], par_sum![x | x <- a]) | i <- 0..n, let c = i % 3, let a = i, group by c];
+    assert_eq!(got[1], (1, 1, (0..n).filter(|i| i % 3 == 1).sum()));
+    // Empty input: no group.
+    let none: Vec<(usize, usize)> =
+        par![(c, a.len()) | i <- 0..0usize, let c = i, let a = i, group by c];
+    assert!(none.is_empty());
 }

@@ -124,7 +124,8 @@ fn group_by_gives_slices_in_key_order() {
 #[test]
 fn the_plan_shows_the_parts() {
     let employees = [("Simon", "MS", 80)];
-    let plan = par_explain![(dept, par_sum![s | s <- salary]) |
+    // The groups' slices are read (`to_vec`): they are formed.
+    let plan = par_explain![(dept, par_sum![s | s <- salary], salary.to_vec()) |
                             (name, dept, salary) <- &employees,
                             group by dept,
                             order by par_sum![s | s <- salary] desc,
@@ -134,6 +135,16 @@ fn the_plan_shows_the_parts() {
     assert!(plan.contains("then order by par_sum![s | s <- salary] desc"), "{plan}");
     assert!(plan.contains("then take 5"), "{plan}");
     assert!(plan.contains("nested"), "{plan}");
+    // Only reduced: reduced per key in the first part, the reduction named as written.
+    let plan = par_explain![(dept, par_sum![s | s <- salary]) |
+                            (name, dept, salary) <- &employees,
+                            group by dept,
+                            order by par_sum![s | s <- salary] desc,
+                            take 5];
+    assert!(plan.contains("part 1 of 3, reduced per key for the `group by dept`"), "{plan}");
+    assert!(plan.contains("reduce   per key: par_sum![s | s <- salary]"), "{plan}");
+    assert!(plan.contains("then order by par_sum![s | s <- salary] desc"), "{plan}");
+    assert!(!plan.contains("then group by"), "{plan}");
     let n = 10;
     let plan = par_explain![x | x <- 0..n, take 5];
     assert!(plan.contains("its first 5 elements, lazily"), "{plan}");

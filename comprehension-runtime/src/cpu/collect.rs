@@ -79,7 +79,7 @@ fn run<R: Partitioned>(
         }
         Probe::Parallel(done) => done,
     };
-    let (ranges, counts) = weighed_ranges(schedule, level, done..total, shape);
+    let (ranges, counts) = weighed_ranges(schedule, level, done..total, shape, schedule.ranges());
     match placement {
         Placement::Exact => fill_exact(site, level, &mut out, done..total),
         Placement::Counted => {

@@ -40,7 +40,8 @@ impl<Out: Send, R: Reducer<Out>> Job<Out> for ReduceJob<'_, R> {
             }
             Probe::Parallel(done) => done,
         };
-        let (ranges, _) = weighed_ranges(schedule, level, done..total, shape);
+        let parts = if R::FEW_PARTS { schedule.few_ranges() } else { schedule.ranges() };
+        let (ranges, _) = weighed_ranges(schedule, level, done..total, shape, parts);
         let parts: Vec<R::Acc> = map_tasks(ranges.len(), |k| {
             let mut folder = ReduceFolder::new(self.reducer, Some(self.stop));
             let _ = level.run(ranges[k].clone(), &mut folder);

@@ -56,6 +56,17 @@ impl Schedule {
     pub(crate) fn ranges(self) -> usize {
         Pool { threads: self.threads, eager: self.eager }.ranges()
     }
+
+    /// How many ranges a reduction whose accumulators are costly to start and combine
+    /// ([`Reducer::FEW_PARTS`](crate::pipeline::Reducer::FEW_PARTS)) is cut into: two per
+    /// thread (as finely as ever when splitting eagerly, which tests the combining).
+    pub(crate) fn few_ranges(self) -> usize {
+        if self.eager {
+            self.ranges()
+        } else {
+            2 * self.threads
+        }
+    }
 }
 
 /// The threads a run started on this thread can divide its work among.
@@ -102,7 +113,7 @@ const BLOCKS_PER_RANGE: usize = 8;
 /// How much finer than usual a level is cut when its outputs cannot be counted.
 const FINE_RANGES: usize = 8;
 
-/// Cuts `range` into about `parts` consecutive ranges of equal *work*: for uneven elements
+/// Cuts `range` into about `parts` (usually [`Schedule::ranges`]) consecutive ranges of equal *work*: for uneven elements
 /// (generators below the split) the work of an element is its number of outputs ignoring the
 /// filters of the last level — the size of its subtree — plus one. Returns the ranges and, for
 /// each, its counted outputs (exact when `shape.countable`), or `None` for even elements,
@@ -112,8 +123,8 @@ pub(super) fn weighed_ranges<R: Partitioned>(
     level: &R,
     range: Range<usize>,
     shape: Shape,
+    parts: usize,
 ) -> (Vec<Range<usize>>, Option<Vec<usize>>) {
-    let parts = schedule.ranges();
     if !shape.countable {
         // Filters decide the outputs: counting would cost another pass over everything below.
         // Instead, cut finely and let the threads take ranges as they become free, so that an

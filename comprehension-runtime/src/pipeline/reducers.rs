@@ -30,6 +30,9 @@ pub trait Reducer<T>: Sync {
     /// Whether [`push`](Reducer::push) may decide the result early (`par_any!`, `par_all!`),
     /// so that parallel parts can stop as soon as one of them has.
     const EARLY_EXIT: bool = false;
+    /// Whether an accumulator is costly to start and to combine (a table of keys), so that a
+    /// parallel run cuts its work into a few large parts rather than many small ones.
+    const FEW_PARTS: bool = false;
     /// The accumulator of an empty part.
     fn identity(&self) -> Self::Acc;
     /// Folds one element in; `Break` when the result is decided and no element can change it.

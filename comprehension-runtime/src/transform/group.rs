@@ -235,7 +235,7 @@ const DENSE_SPAN: u128 = 1 << 12;
 /// A hasher for packed keys (MurmurHash3's finaliser over each half), seeded per process so
 /// that keys chosen to collide in one run do not in another.
 #[derive(Clone, Copy)]
-struct PackedHasher(u64);
+pub(super) struct PackedHasher(u64);
 
 impl std::hash::Hasher for PackedHasher {
     fn finish(&self) -> u64 {
@@ -263,10 +263,10 @@ fn mix(mut z: u64) -> u64 {
 
 /// Builds [`PackedHasher`]s with this process's seed.
 #[derive(Clone, Copy)]
-struct PackedState(u64);
+pub(super) struct PackedState(u64);
 
 impl PackedState {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         use std::hash::{BuildHasher, Hasher};
         static SEED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
         PackedState(*SEED.get_or_init(|| {

@@ -24,12 +24,17 @@
 //!   variable, so that after it every non-key variable is the group's values as a slice. Keys
 //!   that are one number or a pair of numbers are not sorted: a counting sort over their
 //!   groups (found by indexing or hashing, only the distinct keys sorted) places the elements;
-//!   `order by KEY, take K` is [`order_by_take`], a selection, not a sort.
+//!   `order by KEY, take K` is [`order_by_take`], a selection, not a sort;
+//! - [`aggregate`]: a `group by` whose groups are only reduced afterwards (`par_sum!` over a
+//!   grouped variable, `.len()`) does not form them: [`GroupReduce`] folds each element's
+//!   items into a table of accumulators per key.
 
+pub mod aggregate;
 pub mod group;
 pub mod order;
 pub mod take;
 
+pub use aggregate::{Filtered, GroupReduce, Grouped, GroupedByRef, GroupedByValue};
 pub use group::{group_by, Columns, Groups};
 pub use order::{order_by, order_by_take, ByOrd, Keyed, OrderKey};
 pub use take::{skip_vec, take_first, take_vec, Take, Window};

@@ -36,7 +36,30 @@ use syn::{Ident, Pat};
 
 /// Emits a compiled comprehension as Rust code calling the runtime at path `rt`.
 pub fn emit(compiled: &Compiled, rt: &TokenStream) -> TokenStream {
-    emit_finishing(compiled, rt, None)
+    emit_finishing(compiled, rt, Finishing::Plan)
+}
+
+/// How an emitted chain ends.
+enum Finishing<'a> {
+    /// With the plan's terminal, and its device half.
+    Plan,
+    /// `take count`: see [`emit_take`].
+    Take(&'a syn::Expr),
+    /// Reduced on the host by `reducer` (a runtime `Reducer` of the elements), for the reason
+    /// `why` the trace gives.
+    Reduce { reducer: TokenStream, why: &'a str },
+}
+
+/// Emits the part of a comprehension whose elements are reduced on the host by `reducer` (an
+/// expression of a runtime `Reducer` of its elements; `group by`'s per-key reduction), the
+/// trace saying `why` it runs on the host.
+pub fn emit_reduce(
+    compiled: &Compiled,
+    rt: &TokenStream,
+    reducer: TokenStream,
+    why: &str,
+) -> TokenStream {
+    emit_finishing(compiled, rt, Finishing::Reduce { reducer, why })
 }
 
 /// Emits the part of a comprehension that ends in `take count` straight after its generators:
@@ -44,10 +67,10 @@ pub fn emit(compiled: &Compiled, rt: &TokenStream) -> TokenStream {
 /// it has `count` elements (see the runtime's `take_first`). It runs on the host: the device
 /// would compute every element before the first `count` could be picked.
 pub fn emit_take(compiled: &Compiled, rt: &TokenStream, count: &syn::Expr) -> TokenStream {
-    emit_finishing(compiled, rt, Some(count))
+    emit_finishing(compiled, rt, Finishing::Take(count))
 }
 
-fn emit_finishing(compiled: &Compiled, rt: &TokenStream, take: Option<&syn::Expr>) -> TokenStream {
+fn emit_finishing(compiled: &Compiled, rt: &TokenStream, finishing: Finishing) -> TokenStream {
     let plan = &compiled.plan;
     let site = Ident::new("__PARCOMP_SITE", Span::mixed_site());
     let text = format!("{}![{}]", plan.terminal.as_macro(), plan.text);
@@ -80,8 +103,8 @@ fn emit_finishing(compiled: &Compiled, rt: &TokenStream, take: Option<&syn::Expr
         quote! { #path![@used]; }
     });
     let run = Ident::new("__parcomp_run", Span::mixed_site());
-    let body = match take {
-        Some(count) => {
+    let body = match finishing {
+        Finishing::Take(count) => {
             let whole = Ident::new("__parcomp_whole", Span::mixed_site());
             let range = Ident::new("__parcomp_range", Span::mixed_site());
             let need = Ident::new("__parcomp_need", Span::mixed_site());
@@ -99,7 +122,13 @@ fn emit_finishing(compiled: &Compiled, rt: &TokenStream, take: Option<&syn::Expr
                 }
             }
         }
-        None => plan_body(compiled, rt, &root, &run, chain, &product_names),
+        Finishing::Reduce { reducer, why } => quote! {
+            (#root, #(#product_names,)*) => {
+                let #run = #chain;
+                #run.reduce_on(#reducer, #rt::Offload::host_only(#why))
+            }
+        },
+        Finishing::Plan => plan_body(compiled, rt, &root, &run, chain, &product_names),
     };
     quote! {
         {

@@ -16,7 +16,10 @@
 //!
 //! `take N` straight after generators and filters ends its part lazily (see
 //! [`back::rust::emit_take`](crate::back::rust::emit_take)); after an `order by` it cuts the
-//! gathered `Vec`.
+//! gathered `Vec`. A `group by` whose groups are only reduced afterwards reduces them per key
+//! in the part before it, without slices (see [`aggregate`]).
+
+mod aggregate;
 
 use crate::error::{error, error_spanned, Errors};
 use crate::plan::Terminal;
@@ -46,10 +49,28 @@ pub(crate) fn has_transforms(input: &TokenStream) -> bool {
 
 /// A step of a cut comprehension.
 enum Step {
-    /// `let name = <part>;`: collected, or lazily its first `take` elements.
-    Part { name: Ident, tokens: TokenStream, take: Option<Expr> },
+    /// `let name = <part>;`: collected, lazily its first `take` elements, or reduced per key.
+    Part { name: Ident, tokens: TokenStream, finish: Finish },
     /// `let name = <runtime call on input>;`.
     Call { name: Ident, input: Ident, what: String, call: Call },
+}
+
+/// How a part ends.
+enum Finish {
+    /// Its elements, collected.
+    Collect,
+    /// Its first elements, lazily.
+    Take(Expr),
+    /// Its elements are `(key, items)`, the items folded per key by these reducers (a `group
+    /// by` whose groups are only reduced, see [`aggregate`]); the uses as written.
+    GroupReduce {
+        /// The `group by` as written.
+        group_by: String,
+        reducers: Vec<TokenStream>,
+        /// Each reduction's variable and its use as written.
+        uses: Vec<(String, String)>,
+        macros: Vec<Ident>,
+    },
 }
 
 /// The runtime call of a step between parts.
@@ -74,6 +95,8 @@ enum Gathered {
     Elements(Ident),
     /// Groups: the key's pattern and the other variables, each now a slice.
     Groups { name: Ident, key: TokenStream, others: Vec<Ident> },
+    /// Groups reduced per key: the key's pattern and the variables of the reductions.
+    Reduced { name: Ident, key: TokenStream, results: Vec<Ident> },
 }
 
 /// A comprehension cut into parts: the steps, then the last part (with the macro's own
@@ -107,6 +130,18 @@ fn cut(name: Macro, input: TokenStream, rt: &TokenStream) -> Result<Cut, syn::Er
         }
         crate::plan::Marker::Cpu(_) => quote! { @cpu },
         crate::plan::Marker::None => TokenStream::new(),
+    };
+    let (comprehension, mut aggregated) = match reduce_groups(comprehension, &marker, rt) {
+        Reduced::Yes { comprehension, group_by, aggregates } => {
+            (comprehension, Some((group_by, aggregates)))
+        }
+        Reduced::No(comprehension) => (comprehension, None),
+    };
+    let reduced_uses: Vec<(String, String)> = match &aggregated {
+        Some((_, aggregates)) => {
+            aggregates.iter().map(|a| (a.name.to_string(), a.text.clone())).collect()
+        }
+        None => Vec::new(),
     };
     let head = comprehension.head;
     let branch =
@@ -188,18 +223,19 @@ fn cut(name: Macro, input: TokenStream, rt: &TokenStream) -> Result<Cut, syn::Er
             ));
             continue;
         }
-        let what = text(&transform.tokens);
+        // As written: a reduction of the groups shown as such, not as its variable.
+        let what = shown(text(&transform.tokens), &reduced_uses);
         let own_qualifiers = pending.len() > usize::from(!matches!(gathered, Gathered::Nothing));
         let needs_part = own_qualifiers || !matches!(gathered, Gathered::Elements(_));
         // Ends the pending qualifiers in a part with `head`, which becomes what is gathered.
         let part = |steps: &mut Vec<Step>,
                     pending: &mut Vec<TokenStream>,
                     head: TokenStream,
-                    take: Option<Expr>| {
+                    finish: Finish| {
             let name = fresh(steps);
             let qualifiers = std::mem::take(pending);
             let tokens = quote! { #marker #head | #(#qualifiers),* };
-            steps.push(Step::Part { name: name.clone(), tokens, take });
+            steps.push(Step::Part { name: name.clone(), tokens, finish });
             name
         };
         let call = |steps: &mut Vec<Step>, input: Ident, call: Call| {
@@ -231,7 +267,7 @@ fn cut(name: Macro, input: TokenStream, rt: &TokenStream) -> Result<Cut, syn::Er
                         Some(skip) => syn::parse_quote! { (#skip) + (#count) },
                         None => count,
                     };
-                    part(&mut steps, &mut pending, vars, Some(count))
+                    part(&mut steps, &mut pending, vars, Finish::Take(count))
                 } else {
                     let input = gathered_elements(&gathered);
                     call(&mut steps, input, Call::Take(count))
@@ -249,7 +285,7 @@ fn cut(name: Macro, input: TokenStream, rt: &TokenStream) -> Result<Cut, syn::Er
                     continue;
                 }
                 let input = if needs_part {
-                    part(&mut steps, &mut pending, vars, None)
+                    part(&mut steps, &mut pending, vars, Finish::Collect)
                 } else {
                     gathered_elements(&gathered)
                 };
@@ -268,7 +304,8 @@ fn cut(name: Macro, input: TokenStream, rt: &TokenStream) -> Result<Cut, syn::Er
                     ));
                     continue;
                 }
-                let input = part(&mut steps, &mut pending, quote! { (#vars, (#key)) }, None);
+                let input =
+                    part(&mut steps, &mut pending, quote! { (#vars, (#key)) }, Finish::Collect);
                 let key_span = syn::spanned::Spanned::span(&key);
                 let order = Call::OrderBy { descending, key: key_span };
                 gathered = Gathered::Elements(call(&mut steps, input, order));
@@ -281,6 +318,24 @@ fn cut(name: Macro, input: TokenStream, rt: &TokenStream) -> Result<Cut, syn::Er
                         continue;
                     }
                 };
+                if let Some((_, aggregates)) = aggregated.take_if(|(at, _)| *at == index) {
+                    // Reduced per key in this part: the key and one item per reduction.
+                    let items = aggregates.iter().map(|a| &a.item);
+                    let head = quote! { ((#key), (#(#items,)*)) };
+                    let finish = Finish::GroupReduce {
+                        reducers: aggregates.iter().map(|a| a.reducer.clone()).collect(),
+                        group_by: what.clone(),
+                        uses: reduced_uses.clone(),
+                        macros: aggregates.iter().filter_map(|a| a.mac.clone()).collect(),
+                    };
+                    let name = part(&mut steps, &mut pending, head, finish);
+                    let results: Vec<Ident> = aggregates.into_iter().map(|a| a.name).collect();
+                    scope.retain(|n| key_names.contains(n));
+                    scope.extend(results.iter().cloned());
+                    gathered = Gathered::Reduced { name, key: quote! { #key }, results };
+                    pending = vec![source_generator(&gathered, &scope, rt)];
+                    continue;
+                }
                 let others: Vec<Ident> = scope
                     .iter()
                     .filter(|n| !key_names.contains(n) && live.contains(n))
@@ -288,8 +343,8 @@ fn cut(name: Macro, input: TokenStream, rt: &TokenStream) -> Result<Cut, syn::Er
                     .collect();
                 scope.retain(|n| key_names.contains(n) || others.contains(n));
                 let others_tuple = tuple(&others);
-                let input =
-                    part(&mut steps, &mut pending, quote! { ((#key), #others_tuple) }, None);
+                let head = quote! { ((#key), #others_tuple) };
+                let input = part(&mut steps, &mut pending, head, Finish::Collect);
                 let key_span = syn::spanned::Spanned::span(&key);
                 let name = call(&mut steps, input, Call::GroupBy { key: key_span });
                 gathered = Gathered::Groups { name, key: quote! { #key }, others };
@@ -343,6 +398,94 @@ fn source_generator(gathered: &Gathered, scope: &[Ident], rt: &TokenStream) -> T
             let others = tuple(others);
             quote! { ((#key), #others) <- &#name }
         }
+        Gathered::Reduced { name, key, results } => {
+            let results = tuple(results);
+            quote! { ((#key), #results) <- #rt::Owned(&#name) }
+        }
+    }
+}
+
+/// `text` with each reduction's variable (`uses`: variable, use) written as the use.
+fn shown(mut text: String, uses: &[(String, String)]) -> String {
+    for (name, use_) in uses {
+        text = text.replace(name, use_);
+    }
+    text
+}
+
+/// A comprehension whose only `group by` reduces its groups directly, or not.
+enum Reduced {
+    Yes {
+        /// Parsed again with each use of a grouped variable replaced by its reduction's.
+        comprehension: syntax::Comprehension,
+        /// The index of the `group by` among the qualifiers.
+        group_by: usize,
+        aggregates: Vec<aggregate::Aggregate>,
+    },
+    No(syntax::Comprehension),
+}
+
+/// `comprehension` (one branch, `marker` its marker's tokens) rewritten when it has one
+/// `group by` and everything after it only reduces the grouped variables (see [`aggregate`]).
+fn reduce_groups(
+    comprehension: syntax::Comprehension,
+    marker: &TokenStream,
+    rt: &TokenStream,
+) -> Reduced {
+    let branch = &comprehension.branches[0];
+    let group_bys: Vec<usize> = (branch.qualifiers.iter().enumerate())
+        .filter(|(_, q)| {
+            matches!(q, Qualifier::Transform(t) if matches!(t.kind, TransformKind::GroupBy { .. }))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let [g] = group_bys[..] else {
+        return Reduced::No(comprehension);
+    };
+    let Qualifier::Transform(syntax::Transform {
+        kind: TransformKind::GroupBy { key, .. }, ..
+    }) = &branch.qualifiers[g]
+    else {
+        unreachable!("found above")
+    };
+    let names_of = |qualifiers: &[Qualifier]| -> Vec<Ident> {
+        let mut names: Vec<Ident> = Vec::new();
+        for name in qualifiers.iter().filter_map(Qualifier::pattern).flat_map(bound_names) {
+            if !name.to_string().starts_with("__parcomp") && !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        names
+    };
+    let before = names_of(&branch.qualifiers[..g]);
+    let Ok(key_names) = group_key(key, &before) else {
+        // Reported where the `group by` is cut.
+        return Reduced::No(comprehension);
+    };
+    let grouped: Vec<Ident> = before.into_iter().filter(|n| !key_names.contains(n)).collect();
+    let bound_after = names_of(&branch.qualifiers[g + 1..]);
+    let head = &comprehension.head;
+    let Some(aggregation) = aggregate::aggregation(
+        &quote! { #head },
+        &branch.tokens[g + 1..],
+        &grouped,
+        &key_names,
+        &bound_after,
+        rt,
+    ) else {
+        return Reduced::No(comprehension);
+    };
+    let (new_head, before) = (aggregation.head, &branch.tokens[..=g]);
+    let after = aggregation.after;
+    let input = quote! { #marker #new_head | #(#before,)* #(#after),* };
+    let mut errors = crate::error::Errors::default();
+    match syntax::parse(input, &mut errors) {
+        Some(parsed) if errors.finish(()).is_ok() => {
+            Reduced::Yes { comprehension: parsed, group_by: g, aggregates: aggregation.aggregates }
+        }
+        // The rewriting only replaces uses with variables; should it fail to parse, the
+        // slices stay.
+        _ => Reduced::No(comprehension),
     }
 }
 
@@ -400,12 +543,28 @@ pub(crate) fn expand(
             continue;
         }
         match step {
-            Step::Part { name, tokens, take } => {
+            Step::Part { name, tokens, finish } => {
                 match crate::compile(tokens.clone(), Terminal::Collect) {
                     Ok(compiled) => {
-                        let value = match take {
-                            Some(count) => crate::back::rust::emit_take(&compiled, rt, count),
-                            None => crate::back::rust::emit(&compiled, rt),
+                        let value = match finish {
+                            Finish::Take(count) => {
+                                crate::back::rust::emit_take(&compiled, rt, count)
+                            }
+                            Finish::Collect => crate::back::rust::emit(&compiled, rt),
+                            Finish::GroupReduce { reducers, macros, .. } => {
+                                // The reductions' macros were consumed here: each mentioned,
+                                // so that their imports are used.
+                                statements.extend(macros.iter().map(|m| quote! { #m![@used]; }));
+                                // The items read each grouped value as its slice would give it.
+                                statements.push(quote! {
+                                    #[allow(unused_imports)]
+                                    use #rt::{GroupedByRef as _, GroupedByValue as _};
+                                });
+                                let reducer = quote! { #rt::GroupReduce::new((#(#reducers,)*)) };
+                                let why = "`group by` reduces each group as its elements are \
+                                           produced, in a table of keys per thread: on the host";
+                                crate::back::rust::emit_reduce(&compiled, rt, reducer, why)
+                            }
                         };
                         statements.push(quote! { let #name = #value; });
                     }
@@ -514,15 +673,42 @@ pub(crate) fn explain(input: TokenStream, rt: &TokenStream) -> Result<String, sy
     };
     for (k, step) in cut.steps.iter().enumerate() {
         match step {
-            Step::Part { tokens, take, .. } => {
-                let note = match take {
-                    Some(count) => format!(
+            Step::Part { tokens, finish, .. } => {
+                let note = match finish {
+                    Finish::Take(count) => format!(
                         ", its first {} elements, lazily (on the host, window by window)",
                         text(count)
                     ),
-                    None => String::new(),
+                    Finish::Collect => String::new(),
+                    Finish::GroupReduce { group_by, .. } => format!(
+                        ", reduced per key for the `{group_by}` after it: the groups are not \
+                         formed, every use of them is a reduction (a table of keys per thread, \
+                         merged; keys in ascending order)"
+                    ),
                 };
+                let before = out.len();
                 part(tokens, &note, &mut out, &mut errors);
+                if let Finish::GroupReduce { uses, .. } = finish {
+                    let texts: Vec<&str> = uses.iter().map(|(_, u)| u.as_str()).collect();
+                    // The part's plan ends in its elements, which are reduced per key instead,
+                    // on the host whatever the plan could do.
+                    let explained = out.split_off(before);
+                    for line in explained.lines() {
+                        let line = if line.starts_with("  collect ") {
+                            format!("  reduce   per key: {}", texts.join(", "))
+                        } else if line.starts_with("  device ") {
+                            "  device   no: `group by`'s per-key reduction runs on the host"
+                                .to_string()
+                        } else {
+                            line.to_string()
+                        };
+                        out.push_str(&line);
+                        out.push('\n');
+                    }
+                    for (name, use_) in uses {
+                        out.push_str(&format!("  where    {name} = {use_}\n"));
+                    }
+                }
             }
             Step::Call { what, call, .. } => {
                 let how = match call {
