@@ -43,11 +43,14 @@ pub enum Prim {
     F32,
     /// `f64`.
     F64,
+    /// `char`: a Unicode scalar value, stored as its code point in 32 bits. Not an integer
+    /// type: it converts to and from integers only by `as` (from `u8` only, as in Rust).
+    Char,
 }
 
 impl Prim {
     /// Every primitive.
-    pub const ALL: [Prim; 11] = [
+    pub const ALL: [Prim; 12] = [
         Prim::Bool,
         Prim::I8,
         Prim::I16,
@@ -59,6 +62,7 @@ impl Prim {
         Prim::U64,
         Prim::F32,
         Prim::F64,
+        Prim::Char,
     ];
 
     /// The primitive a Rust type name denotes (`usize`/`isize` are 64-bit on the device).
@@ -75,6 +79,7 @@ impl Prim {
             "u64" | "usize" => Prim::U64,
             "f32" => Prim::F32,
             "f64" => Prim::F64,
+            "char" => Prim::Char,
             _ => return None,
         })
     }
@@ -93,6 +98,7 @@ impl Prim {
             Prim::U64 => "U64",
             Prim::F32 => "F32",
             Prim::F64 => "F64",
+            Prim::Char => "Char",
         }
     }
 
@@ -110,6 +116,7 @@ impl Prim {
             Prim::U64 => "u64",
             Prim::F32 => "f32",
             Prim::F64 => "f64",
+            Prim::Char => "char",
         }
     }
 
@@ -118,14 +125,14 @@ impl Prim {
         match self {
             Prim::Bool | Prim::I8 | Prim::U8 => 1,
             Prim::I16 | Prim::U16 => 2,
-            Prim::I32 | Prim::U32 | Prim::F32 => 4,
+            Prim::I32 | Prim::U32 | Prim::F32 | Prim::Char => 4,
             Prim::I64 | Prim::U64 | Prim::F64 => 8,
         }
     }
 
     /// An integer type.
     pub fn is_integer(self) -> bool {
-        !matches!(self, Prim::Bool | Prim::F32 | Prim::F64)
+        !matches!(self, Prim::Bool | Prim::F32 | Prim::F64 | Prim::Char)
     }
 
     /// A float type.
@@ -340,7 +347,9 @@ mod tests {
             assert_eq!(prim.variant().to_ascii_lowercase(), prim.tag());
         }
         assert_eq!(Prim::from_rust("usize"), Some(Prim::U64));
-        assert_eq!(Prim::from_rust("char"), None);
+        assert_eq!(Prim::from_rust("char"), Some(Prim::Char));
+        assert!(!Prim::Char.is_integer() && !Prim::Char.is_signed() && !Prim::Char.is_float());
+        assert_eq!(Prim::from_rust("str"), None);
     }
 
     #[test]

@@ -56,8 +56,8 @@ impl<T: DeviceType> DynValue for T {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be read by index on the device",
     label = "not a collection of device values",
-    note = "the device reads slices, `Vec`s and arrays of device types (numbers, `bool`, tuples \
-            and `Option`s of them)"
+    note = "the device reads slices, `Vec`s and arrays of device types (numbers, `bool`, `char`, \
+            tuples and `Option`s of them)"
 )]
 pub trait DynSlice: Sync {
     /// The elements' type.
@@ -351,10 +351,10 @@ impl<S: DynJagged + ?Sized> DynJagged for &S {
     }
 }
 
-/// An integer range behind a reference.
+/// An integer or `char` range behind a reference.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an integer range the device can compute",
-    label = "not a range of a primitive integer type"
+    label = "not a range of a primitive integer type or `char`"
 )]
 pub trait DynRange: Sync {
     /// The elements' type.
@@ -412,11 +412,36 @@ impl<T: Integer + DeviceType + IntegerBits + Sync> DynRange for RangeInclusive<T
     }
 }
 
+// A range of `char` skips the surrogates on the device as its `Source` does here (sources.h).
+impl DynRange for Range<char> {
+    fn desc(&self) -> TypeDesc {
+        <char as DeviceType>::desc()
+    }
+    fn start_bits(&self) -> u64 {
+        u32::from(self.start).into()
+    }
+    fn len(&self) -> usize {
+        Source::size(self)
+    }
+}
+
+impl DynRange for RangeInclusive<char> {
+    fn desc(&self) -> TypeDesc {
+        <char as DeviceType>::desc()
+    }
+    fn start_bits(&self) -> u64 {
+        u32::from(*self.start()).into()
+    }
+    fn len(&self) -> usize {
+        Source::size(self)
+    }
+}
+
 /// The elements of any source of device values, read on the host.
 #[diagnostic::on_unimplemented(
     message = "the elements of `{Self}` cannot be copied to the device",
     label = "its elements are not device values",
-    note = "device values are numbers, `bool`, tuples and `Option`s of them"
+    note = "device values are numbers, `bool`, `char`, tuples and `Option`s of them"
 )]
 pub trait DynElements: Sync {
     /// The elements' type.

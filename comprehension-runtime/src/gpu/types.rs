@@ -1,11 +1,12 @@
 //! The Rust types a device can hold, and how their values travel.
 //!
-//! [`DeviceType`] is implemented for the primitive numbers, `bool`, tuples of device types and
-//! `Option` of a device type. Its [`TypeDesc`] is what the type solver and the kernels see; its
+//! [`DeviceType`] is implemented for the primitive numbers, `bool`, `char`, tuples of device
+//! types and `Option` of a device type. Its [`TypeDesc`] is what the type solver and the kernels see; its
 //! values are stored on the device *by component*: an array of `(i32, f64)` is one buffer
 //! holding all the `i32`s, then all the `f64`s ([`ColumnLayout`]), so that neighbouring
 //! work-items read neighbouring words. `usize` and `isize` are 64-bit on the device (the device
-//! path runs only on 64-bit little-endian hosts).
+//! path runs only on 64-bit little-endian hosts); a `char` is its code point in 32 bits, as in
+//! memory.
 
 use std::fmt;
 
@@ -268,13 +269,13 @@ impl<'b> ColumnReader<'b> {
     }
 }
 
-/// A Rust type whose values a device can hold: the primitive numbers, `bool`, tuples of
-/// device types (up to eight elements) and `Option` of a device type.
+/// A Rust type whose values a device can hold: the primitive numbers, `bool`, `char`, tuples
+/// of device types (up to eight elements) and `Option` of a device type.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be represented on the device",
     label = "not a device type",
-    note = "device types are the primitive numbers, `bool`, tuples of device types and `Option` \
-            of a device type"
+    note = "device types are the primitive numbers, `bool`, `char`, tuples of device types and \
+            `Option` of a device type"
 )]
 pub trait DeviceType: Copy + Send + Sync + Sized {
     /// The shape of the type.
@@ -291,7 +292,8 @@ pub trait DeviceType: Copy + Send + Sync + Sized {
         None
     }
     /// Bytes per value when any bytes the device writes are a valid value, stored as in memory
-    /// (the primitive numbers, not `bool`): results are then copied straight into the output.
+    /// (the primitive numbers, not `bool` or `char`): results are then copied straight into the
+    /// output.
     const RAW_SIZE: Option<usize> = None;
 }
 
@@ -363,6 +365,34 @@ impl DeviceType for bool {
     fn as_column(values: &[Self]) -> Option<&[u8]> {
         // SAFETY: a `bool` is one byte, 0 or 1, without padding: the device's column of it.
         Some(unsafe { bytes_of(values) })
+    }
+}
+
+impl DeviceType for char {
+    fn desc() -> TypeDesc {
+        TypeDesc::Prim(Prim::Char)
+    }
+    #[inline]
+    fn write(&self, out: &mut ColumnWriter<'_>) {
+        out.put(&u32::from(*self).to_le_bytes());
+    }
+    #[inline]
+    fn read(input: &mut ColumnReader<'_>) -> Self {
+        let code = u32::from_le_bytes(input.take());
+        // The kernels make `char`s only from `char`s and `u8`s, so `code` is one; a value that
+        // is not would be a bug of parcomp, never a wrong `char`.
+        char::from_u32(code).unwrap_or_else(|| {
+            panic!("parcomp internal error: the device returned {code:#x}, which is not a char")
+        })
+    }
+    fn as_column(values: &[Self]) -> Option<&[u8]> {
+        // As for the primitive numbers: the device's column is the code points, little-endian.
+        if cfg!(target_endian = "little") {
+            // SAFETY: a `char` is a `u32` in memory (same size and alignment, no padding).
+            Some(unsafe { bytes_of(values) })
+        } else {
+            None
+        }
     }
 }
 
@@ -450,6 +480,7 @@ mod tests {
         assert_eq!(<(i32, (f64, bool))>::desc().to_string(), "(i32, (f64, bool))");
         assert_eq!(<(u8,)>::desc().to_string(), "(u8,)");
         assert_eq!(usize::desc(), TypeDesc::Prim(Prim::U64));
+        assert_eq!(<(char, Option<char>)>::desc().to_string(), "(char, Option<char>)");
         assert_eq!(<Option<(i8, u16)>>::desc().leaves(), [Prim::Bool, Prim::I8, Prim::U16]);
     }
 
@@ -463,6 +494,11 @@ mod tests {
         assert_eq!(back[0], values[0]);
         assert_eq!(back[1].1 .0.to_bits(), (-0.0f64).to_bits());
         assert!(back[2].1 .0.is_nan());
+        let chars = ['a', 'é', '€', '\u{D7FF}', '\u{E000}', char::MAX];
+        let (layout, bytes) = to_columns(&chars, 6);
+        assert_eq!(bytes, char::as_column(&chars).unwrap());
+        assert_eq!(&bytes[4..8], 0xE9u32.to_le_bytes());
+        assert_eq!(from_columns::<char>(&bytes, &layout, 6), chars);
         let options = [Some(3u8), None];
         let (layout, bytes) = to_columns(&options, 2);
         assert_eq!(from_columns::<Option<u8>>(&bytes, &layout, 2), options);

@@ -199,7 +199,7 @@ pub enum DKind {
     If(Box<DExpr>, Box<DExpr>, Box<DExpr>),
     /// `{ let ...; value }`.
     Block(Vec<DStmt>, Box<DExpr>),
-    /// `match x { arms }`: integers and `bool`s, ranges, `|`, `_`, bindings and guards.
+    /// `match x { arms }`: integers, `bool`s and `char`s, ranges, `|`, `_`, bindings and guards.
     Match(Box<DExpr>, Vec<DArm>),
     /// A numeric method, `x.abs()`, `a.min(b)`, also written `i64::max(a, b)`: receiver first.
     Method(Method, Vec<DExpr>, Option<FaultSite>),

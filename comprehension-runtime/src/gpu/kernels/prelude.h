@@ -3,7 +3,8 @@
  * starts with this prelude; nothing else in a kernel names a dialect-specific construct.
  *
  * - types: pc_i8 ... pc_u64, pc_f32, pc_f64 (when PC_HAVE_F64 is defined), pc_bool (a byte,
- *   0 or 1, as Rust stores bool);
+ *   0 or 1, as Rust stores bool), pc_char (a Unicode scalar value's code point in 32 bits, as
+ *   Rust stores char);
  * - PC_KERNEL, PC_FN, PC_GLOBAL, PC_RESTRICT, PC_LOCAL_ARRAY, PC_BARRIER, PC_LOCAL_INC_U32 (an
  *   atomic increment in local memory), and the work-item indices;
  * - PC_T(tag) / PC_OP(op, tag): the C type and the operation of a type tag (i32, f64, tup0,
@@ -137,6 +138,7 @@ typedef double pc_f64;
 #endif
 
 typedef pc_u8 pc_bool;
+typedef pc_u32 pc_char;
 
 /* Work-items per work-group, and items per work-item in tiled kernels (the runtime may define
  * them before the prelude). */

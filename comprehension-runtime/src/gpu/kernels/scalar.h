@@ -1,7 +1,7 @@
 /* Rust's scalar semantics in the kernel dialect (included after prelude.h).
  *
- * For every type tag (i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 bool; Rust's usize and isize are
- * u64 and i64 on the device) this defines `pc_<op>_<tag>`, and `pc_cast_<from>_<to>` for the
+ * For every type tag (i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 bool char; Rust's usize and isize
+ * are u64 and i64 on the device) this defines `pc_<op>_<tag>`, and `pc_cast_<from>_<to>` for the
  * `as` conversions, so that generated code can call `PC_OP(add, T3)(a, b)` with `T3` #defined to
  * a tag. Each function takes and returns `PC_T(tag)` unless its comment says otherwise. The
  * semantics are those of a *release* build of Rust: `+ - *`, unary `-`, shifts, `abs` and `pow`
@@ -369,6 +369,69 @@ PC_FN pc_u64 pc_saturating_mul_u64(pc_u64 a, pc_u64 b) {
   return r / a != b ? PC_MAX_u64 : r;
 }
 
+/* ---- ASCII: the methods u8 and char share ---------------------------------------------------
+ * is_ascii, is_ascii_alphabetic, is_ascii_uppercase, is_ascii_lowercase, is_ascii_alphanumeric,
+ * is_ascii_digit, is_ascii_hexdigit, is_ascii_punctuation, is_ascii_graphic,
+ * is_ascii_whitespace (space, \t, \n, \x0C, \r: not \x0B), is_ascii_control (-> pc_bool),
+ * to_ascii_uppercase, to_ascii_lowercase (other values unchanged), eq_ignore_ascii_case: core's
+ * definitions, on the value (a byte, or a char's code point: every non-ASCII char is none of
+ * these classes and maps to itself). */
+#define PC_DEF_ASCII(tag)                                                                          \
+  PC_FN pc_bool pc_is_ascii_##tag(PC_T(tag) a) { return (pc_bool)(a < 0x80u); }                    \
+  PC_FN pc_bool pc_is_ascii_uppercase_##tag(PC_T(tag) a) {                                         \
+    return (pc_bool)(a >= 0x41u && a <= 0x5Au);                                                    \
+  }                                                                                                \
+  PC_FN pc_bool pc_is_ascii_lowercase_##tag(PC_T(tag) a) {                                         \
+    return (pc_bool)(a >= 0x61u && a <= 0x7Au);                                                    \
+  }                                                                                                \
+  PC_FN pc_bool pc_is_ascii_alphabetic_##tag(PC_T(tag) a) {                                        \
+    return (pc_bool)(pc_is_ascii_uppercase_##tag(a) || pc_is_ascii_lowercase_##tag(a));            \
+  }                                                                                                \
+  PC_FN pc_bool pc_is_ascii_digit_##tag(PC_T(tag) a) {                                             \
+    return (pc_bool)(a >= 0x30u && a <= 0x39u);                                                    \
+  }                                                                                                \
+  PC_FN pc_bool pc_is_ascii_alphanumeric_##tag(PC_T(tag) a) {                                      \
+    return (pc_bool)(pc_is_ascii_alphabetic_##tag(a) || pc_is_ascii_digit_##tag(a));               \
+  }                                                                                                \
+  PC_FN pc_bool pc_is_ascii_hexdigit_##tag(PC_T(tag) a) {                                          \
+    return (pc_bool)(pc_is_ascii_digit_##tag(a) || (a >= 0x41u && a <= 0x46u) ||                   \
+                     (a >= 0x61u && a <= 0x66u));                                                  \
+  }                                                                                                \
+  PC_FN pc_bool pc_is_ascii_punctuation_##tag(PC_T(tag) a) {                                       \
+    return (pc_bool)((a >= 0x21u && a <= 0x2Fu) || (a >= 0x3Au && a <= 0x40u) ||                   \
+                     (a >= 0x5Bu && a <= 0x60u) || (a >= 0x7Bu && a <= 0x7Eu));                    \
+  }                                                                                                \
+  PC_FN pc_bool pc_is_ascii_graphic_##tag(PC_T(tag) a) {                                           \
+    return (pc_bool)(a >= 0x21u && a <= 0x7Eu);                                                    \
+  }                                                                                                \
+  PC_FN pc_bool pc_is_ascii_whitespace_##tag(PC_T(tag) a) {                                        \
+    return (pc_bool)(a == 0x20u || a == 0x09u || a == 0x0Au || a == 0x0Cu || a == 0x0Du);          \
+  }                                                                                                \
+  PC_FN pc_bool pc_is_ascii_control_##tag(PC_T(tag) a) {                                           \
+    return (pc_bool)(a <= 0x1Fu || a == 0x7Fu);                                                    \
+  }                                                                                                \
+  PC_FN PC_T(tag) pc_to_ascii_uppercase_##tag(PC_T(tag) a) {                                       \
+    return pc_is_ascii_lowercase_##tag(a) ? (PC_T(tag))(a - 0x20u) : a;                            \
+  }                                                                                                \
+  PC_FN PC_T(tag) pc_to_ascii_lowercase_##tag(PC_T(tag) a) {                                       \
+    return pc_is_ascii_uppercase_##tag(a) ? (PC_T(tag))(a + 0x20u) : a;                            \
+  }                                                                                                \
+  PC_FN pc_bool pc_eq_ignore_ascii_case_##tag(PC_T(tag) a, PC_T(tag) b) {                          \
+    return (pc_bool)(pc_to_ascii_lowercase_##tag(a) == pc_to_ascii_lowercase_##tag(b));            \
+  }
+
+PC_DEF_ASCII(u8)
+
+/* ---- char ---------------------------------------------------------------------------------- */
+
+/* A char is its code point in a pc_char (never a surrogate, never above 0x10FFFF: the device
+ * makes chars only from chars, from u8s and by the ranges of sources.h). Rust gives it
+ * comparisons (by code point), Ord's min, max and clamp, and the ASCII methods; no arithmetic. */
+PC_DEF_CMP(char)
+PC_DEF_ORD_MINMAX(char)
+PC_DEF_INT_CLAMP(char)
+PC_DEF_ASCII(char)
+
 /* ---- floats: the families ---------------------------------------------------------------------
  * Parameters: `tag` f32 or f64, `M` the prelude's PC_MATH32 or PC_MATH64 (the dialect's name
  * of a math function for the tag), `BITS` PC_F32_BITS or PC_F64_BITS. */
@@ -539,11 +602,14 @@ PC_DEF_FLOAT(f64, PC_MATH64, PC_F64_BITS, 57.29577951308232286464772187173366546
 #endif
 
 /* ---- casts: Rust's `as` ---------------------------------------------------------------------
- * pc_cast_<from>_<to> for from in i8..u64, f32, f64, bool and to in i8..u64, f32, f64. */
+ * pc_cast_<from>_<to> for from in i8..u64, f32, f64, bool and to in i8..u64, f32, f64; char to
+ * i8..u64, u8 to char, and char to char (Rust has no other casts of char: `u32 as char` does
+ * not compile, as not every u32 is a char). */
 
 /* int -> int (two's complement truncation or extension), int -> float (rounded to nearest),
- * f32 -> f64 (exact), f64 -> f32 (rounded to nearest), bool -> int or float (0/1): C's
- * conversion is Rust's. */
+ * f32 -> f64 (exact), f64 -> f32 (rounded to nearest), bool -> int or float (0/1), char -> int
+ * (its code point, truncated: 'é' as u8 is 0xE9, '€' as u8 is 0xAC), u8 -> char (U+0000 to
+ * U+00FF): C's conversion is Rust's. */
 #define PC_DEF_CAST(from, to)                                                                      \
   PC_FN PC_T(to) pc_cast_##from##_##to(PC_T(from) x) { return (PC_T(to))x; }
 #define PC_DEF_CASTS_TO_INT(from)                                                                  \
@@ -588,6 +654,9 @@ PC_DEF_CASTS_FROM_INT(u16)
 PC_DEF_CASTS_FROM_INT(u32)
 PC_DEF_CASTS_FROM_INT(u64)
 PC_DEF_CASTS_FROM_INT(bool)
+PC_DEF_CASTS_TO_INT(char)
+PC_DEF_CAST(u8, char)
+PC_DEF_CAST(char, char)
 PC_DEF_CASTS_F2I(f32)
 PC_DEF_CAST(f32, f32)
 

@@ -67,9 +67,9 @@ static NO_ROWS: std::sync::OnceLock<
 type Lowered = Result<DExpr, NotDevice>;
 
 const SUBSET: &str = "the device runs arithmetic, comparisons, `as` casts, tuples, `if`, \
-    `match` on integers, blocks with `let`, numeric methods, indexing captured slices and calls \
-    of `#[par_fn]` functions; write the rest as a `#[par_fn]`, or keep the comprehension on the \
-    CPU (`@cpu`)";
+    `match` on integers and `char`s, blocks with `let`, numeric and ASCII methods, indexing \
+    captured slices and calls of `#[par_fn]` functions; write the rest as a `#[par_fn]`, or keep \
+    the comprehension on the CPU (`@cpu`)";
 
 impl<'a> Lower<'a> {
     /// A lowerer for expressions of a comprehension, where `scope` holds its variables.
@@ -138,7 +138,8 @@ impl<'a> Lower<'a> {
                     None => Err(not_device(
                         ty.span(),
                         format!("uses the type `{}`, which is not a device type", text(ty)),
-                        "device types are the primitive numbers, `bool` and tuples of them",
+                        "device types are the primitive numbers, `bool`, `char` and tuples of \
+                         them",
                     )),
                 }
             }
@@ -154,7 +155,7 @@ impl<'a> Lower<'a> {
             other => Err(not_device(
                 other.span(),
                 format!("uses the type `{}`, which is not a device type", text(other)),
-                "device types are the primitive numbers, `bool` and tuples of them",
+                "device types are the primitive numbers, `bool`, `char` and tuples of them",
             )),
         }
     }
@@ -419,10 +420,22 @@ impl<'a> Lower<'a> {
                 let class = self.ctx.prim(Prim::Bool);
                 Ok(DExpr { kind: DKind::Lit(Literal::Bool(b.value)), class })
             }
+            // A `char` is its code point on the device, a byte literal (`b'a'`) a `u8`.
+            syn::Lit::Char(c) => {
+                let class = self.ctx.prim(Prim::Char);
+                Ok(DExpr { kind: DKind::Lit(Literal::Int(u32::from(c.value()).into())), class })
+            }
+            syn::Lit::Byte(b) => {
+                let class = self.ctx.prim(Prim::U8);
+                Ok(DExpr { kind: DKind::Lit(Literal::Int(b.value().into())), class })
+            }
             other => Err(not_device(
                 other.span(),
-                format!("uses the literal `{}`, which is not a number or a `bool`", text(other)),
-                "strings, characters and byte strings stay on the CPU",
+                format!(
+                    "uses the literal `{}`, which is not a number, a `bool` or a `char`",
+                    text(other)
+                ),
+                "strings and byte strings stay on the CPU",
             )),
         }
     }
@@ -585,8 +598,9 @@ impl<'a> Lower<'a> {
         }
         Err(not_device(
             ty.span(),
-            format!("casts to `{}`, which is not a primitive number", text(ty)),
-            "the device casts between the primitive numbers and from `bool`",
+            format!("casts to `{}`, which is not a primitive number or `char`", text(ty)),
+            "the device casts between the primitive numbers, from `bool` and `char` to them, and \
+             from `u8` to `char`",
         ))
     }
 
@@ -1082,6 +1096,17 @@ impl<'a> Lower<'a> {
                         &Expr::Call(call.clone()),
                     );
                 }
+                // `char::from_u32(x)`, `char::from_digit(d, radix)`: not every `u32` is a
+                // `char`, so they answer with an `Option` the device does not make.
+                if prim == Prim::Char {
+                    return Err(not_device(
+                        call.func.span(),
+                        format!("calls `{}`, which the device does not have", text(func)),
+                        "the device makes a `char` from a `u8` (`b as char`, `char::from(b)`); \
+                         make other `char`s before the comprehension, or keep it on the CPU \
+                         (`@cpu`)",
+                    ));
+                }
             }
             // `std::cmp::max(a, b)`, `cmp::min(a, b)`.
             if segments[n - 2] == "cmp"
@@ -1275,7 +1300,8 @@ fn short(expr: &Expr) -> String {
     }
 }
 
-/// The value of a numeric constant of `std`, as a literal of `prim`.
+/// The value of a constant of `std` (a number's, or `char::MAX` and the like), as a literal
+/// of `prim`.
 fn constant_value(prim: Prim, name: &str) -> Option<Literal> {
     macro_rules! int {
         ($t:ty) => {
@@ -1329,6 +1355,14 @@ fn constant_value(prim: Prim, name: &str) -> Option<Literal> {
         Prim::U64 => int!(u64),
         Prim::F32 => float!(f32),
         Prim::F64 => float!(f64),
+        Prim::Char => match name {
+            "MIN" => Some(Literal::Int(u32::from(char::MIN).into())),
+            "MAX" => Some(Literal::Int(u32::from(char::MAX).into())),
+            "REPLACEMENT_CHARACTER" => {
+                Some(Literal::Int(u32::from(char::REPLACEMENT_CHARACTER).into()))
+            }
+            _ => None,
+        },
         Prim::Bool => None,
     }
 }

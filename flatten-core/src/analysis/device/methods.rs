@@ -1,4 +1,5 @@
-//! The numeric methods of the device subset, and how each types its result and arguments.
+//! The numeric and ASCII methods of the device subset, and how each types its result and
+//! arguments.
 //!
 //! A method is written on the receiver's class, `PC_OP(abs, T)(x)`, so one entry serves every
 //! type that has it (`abs` of `i32` and of `f64` are different functions of the dialect's
@@ -133,6 +134,21 @@ pub(crate) const METHODS: &[MethodInfo] = &[
     m("is_finite", "is_finite", 0, Returns(Prim::Bool)),
     m("is_sign_positive", "is_sign_positive", 0, Returns(Prim::Bool)),
     m("is_sign_negative", "is_sign_negative", 0, Returns(Prim::Bool)),
+    // `u8` and `char` (Rust has these on no other type).
+    m("is_ascii", "is_ascii", 0, Returns(Prim::Bool)),
+    m("is_ascii_alphabetic", "is_ascii_alphabetic", 0, Returns(Prim::Bool)),
+    m("is_ascii_uppercase", "is_ascii_uppercase", 0, Returns(Prim::Bool)),
+    m("is_ascii_lowercase", "is_ascii_lowercase", 0, Returns(Prim::Bool)),
+    m("is_ascii_alphanumeric", "is_ascii_alphanumeric", 0, Returns(Prim::Bool)),
+    m("is_ascii_digit", "is_ascii_digit", 0, Returns(Prim::Bool)),
+    m("is_ascii_hexdigit", "is_ascii_hexdigit", 0, Returns(Prim::Bool)),
+    m("is_ascii_punctuation", "is_ascii_punctuation", 0, Returns(Prim::Bool)),
+    m("is_ascii_graphic", "is_ascii_graphic", 0, Returns(Prim::Bool)),
+    m("is_ascii_whitespace", "is_ascii_whitespace", 0, Returns(Prim::Bool)),
+    m("is_ascii_control", "is_ascii_control", 0, Returns(Prim::Bool)),
+    m("to_ascii_uppercase", "to_ascii_uppercase", 0, SelfLike),
+    m("to_ascii_lowercase", "to_ascii_lowercase", 0, SelfLike),
+    m("eq_ignore_ascii_case", "eq_ignore_ascii_case", 1, Returns(Prim::Bool)),
     // The results of nested `par_min!` / `par_max!`.
     m("unwrap_or", "unwrap_or", 1, OptionValue),
     faulting("unwrap", "unwrap", 0, OptionValue),

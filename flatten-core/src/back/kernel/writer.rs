@@ -354,7 +354,8 @@ impl<'c> ExprWriter<'c> {
                 let i = self.local_name(*local);
                 let last = self.names.temp();
                 body.line(format!("{} {last} = {};", ty(c), parts[1]));
-                let one = format!("PC_ILIT({}, 1)", class(c));
+                // The step is the range's next element (`range_at`: past the surrogates for a
+                // range of `char`).
                 if *inclusive {
                     // `i == last` is tested before the step, so the step past an end of MAX
                     // (which wraps) is never used.
@@ -365,14 +366,14 @@ impl<'c> ExprWriter<'c> {
                         parts[0]
                     ));
                     body.line(format!(
-                        "for ({} {i} = {}; !{done}; {done} = PC_OP(eq, {2})({i}, {last}), {i} = PC_OP(add, {2})({i}, {one})) {{",
+                        "for ({} {i} = {}; !{done}; {done} = PC_OP(eq, {2})({i}, {last}), {i} = PC_OP(range_at, {2})({i}, 1)) {{",
                         ty(c),
                         parts[0],
                         class(c)
                     ));
                 } else {
                     body.line(format!(
-                        "for ({} {i} = {}; PC_OP(lt, {2})({i}, {last}); {i} = PC_OP(add, {2})({i}, {one})) {{",
+                        "for ({} {i} = {}; PC_OP(lt, {2})({i}, {last}); {i} = PC_OP(range_at, {2})({i}, 1)) {{",
                         ty(c),
                         parts[0],
                         class(c)
@@ -600,7 +601,7 @@ impl<'c> ExprWriter<'c> {
                 let s = self.expr(start, body);
                 let start = self.names.temp();
                 self.declare(body, *c, &start, &s);
-                format!("PC_OP(add, {0})({start}, PC_CAST(u64, {0})({index}))", class(*c))
+                format!("PC_OP(range_at, {})({start}, {index})", class(*c))
             }
             DSource::StepBy { inner, step, .. } => {
                 let k = self.expr(step, body);
@@ -625,7 +626,7 @@ impl<'c> ExprWriter<'c> {
             DSource::Root { class: c } => {
                 if root_range {
                     format!(
-                        "PC_OP(add, {0})(PC_CAST(u64, {0})(pc_root_start), PC_CAST(u64, {0})({index}))",
+                        "PC_OP(range_at, {0})(PC_CAST(u64, {0})(pc_root_start), {index})",
                         class(*c)
                     )
                 } else {
