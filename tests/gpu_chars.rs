@@ -301,3 +301,32 @@ fn chars_from_u32_stay_on_the_cpu() {
         assert_eq!(got, [Some(10), Some(11), Some(12), Some(13), Some(14), Some(15), None]);
     }
 }
+
+#[test]
+fn ordered_and_grouped_by_chars() {
+    // A large shuffle of every kind of char: sorted by code point on the device.
+    let sample = sample();
+    let chars: Vec<char> = (0..50_000usize).map(|i| sample[i * 7919 % sample.len()]).collect();
+    let got = on_every_backend(|| par![c | c <- &chars, order by c desc]);
+    let mut want = chars.clone();
+    want.sort_by(|a, b| b.cmp(a));
+    assert_eq!(got, want);
+    let got = on_every_backend(|| par![(c, i) | (i, c) <- &enumerated(&chars), order by c, take 9]);
+    let mut want: Vec<(char, usize)> = chars.iter().enumerate().map(|(i, &c)| (c, i)).collect();
+    want.sort_by_key(|&(c, _)| c);
+    want.truncate(9);
+    assert_eq!(got, want);
+    // Grouped by a char key (the groups' counts run on the host, as for every key).
+    let got = support::on_every_backend_traced(
+        || par![(d, par_count![x | x <- c]) | c <- &chars, let d = c.to_ascii_lowercase(), group by d],
+    );
+    let mut want = std::collections::BTreeMap::new();
+    for c in &chars {
+        *want.entry(c.to_ascii_lowercase()).or_insert(0usize) += 1;
+    }
+    assert_eq!(got, want.into_iter().collect::<Vec<_>>());
+}
+
+fn enumerated(chars: &[char]) -> Vec<(usize, char)> {
+    chars.iter().copied().enumerate().collect()
+}

@@ -123,9 +123,9 @@ pub mod probe {
         capture_jagged
     }
     question! {
-        /// The first generator, an integer range, computed on the device.
+        /// The first generator, an integer or `char` range, computed on the device.
         RangeOnDevice: DynRange => Range,
-        /// A first generator that is not an integer range of a device type.
+        /// A first generator that is not an integer or `char` range.
         RangeOnHost,
         root_range
     }
@@ -280,7 +280,7 @@ pub fn require_slice<T: DynSlice>(_: &T) {}
 /// Under `@gpu`: the captured array of rows must hold device values.
 pub fn require_jagged<T: DynJagged>(_: &T) {}
 
-/// Under `@gpu`: the first generator must be an integer range of a device type.
+/// Under `@gpu`: the first generator must be an integer or `char` range.
 pub fn require_range<T: DynRange>(_: &T) {}
 
 /// Under `@gpu`: the first generator's elements must be device values.

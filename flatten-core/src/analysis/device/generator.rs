@@ -1,8 +1,8 @@
 //! Generators on the device: where the elements of each level come from.
 //!
-//! The first generator's elements come from the host: an integer range is computed on the
-//! device from its start and length, any other source is read on the host and copied (with its
-//! `step_by`, `rev` and `map`s, which the host applies). Every later generator is read on the
+//! The first generator's elements come from the host: an integer or `char` range is computed on
+//! the device from its start and length, any other source is read on the host and copied (with
+//! its `step_by`, `rev` and `map`s, which the host applies). Every later generator is read on the
 //! device: ranges (with `step_by`, `rev` and `map`s), collections of the caller read by index,
 //! and rows of the caller's arrays of rows (`m.row(i)`, `rows[x]`).
 
@@ -67,7 +67,7 @@ pub(crate) fn lower_rows(
     Some((DGenerator { source, maps: Vec::new(), class }, capture))
 }
 
-/// Whether the first generator is a plain integer range, computed on the device.
+/// Whether the first generator is a plain integer or `char` range, computed on the device.
 pub(crate) fn root_is_range(form: &Form) -> bool {
     form.maps.is_empty() && matches!(form.source, IndexSource::Range { .. })
 }

@@ -2,8 +2,8 @@
 //! IR of [`crate::plan::kernel_ir`].
 //!
 //! - [`lower`]: expressions (arithmetic, comparisons, casts, tuples, `if`, `match`, blocks,
-//!   numeric methods, indexing captured collections, `#[par_fn]` calls);
-//! - [`methods`]: the numeric methods and how they type;
+//!   numeric and ASCII methods, indexing captured collections, `#[par_fn]` calls);
+//! - [`methods`]: the numeric and ASCII methods and how they type;
 //! - [`generator`]: generators (ranges, `step_by`, `rev`, `map`, captured collections, rows).
 //!
 //! Anything outside the subset is a [`NotDevice`](crate::plan::kernel_ir::NotDevice) with a span,
