@@ -5,7 +5,7 @@
 
 mod support;
 
-use parcomp::{par, par_count, par_fn, par_max, par_min};
+use parcomp::{par, par_count, par_explain, par_fn, par_max, par_min};
 use support::{off_device, on_every_backend};
 
 /// ASCII of every class, Latin-1, the last code points before and the first after the
@@ -300,6 +300,11 @@ fn chars_from_u32_stay_on_the_cpu() {
     if let Some(got) = got {
         assert_eq!(got, [Some(10), Some(11), Some(12), Some(13), Some(14), Some(15), None]);
     }
+    // `par_explain!` says so too, and that the rest runs on a device.
+    let plan = par_explain![char::from_u32(x) | x <- &codes];
+    assert!(plan.contains("no: calls `char::from_u32`, which the device does not have"), "{plan}");
+    let plan = par_explain![c.to_ascii_uppercase() | c <- 'a'..='z', c != 'q'];
+    assert!(plan.contains("runs on a device when one is present"), "{plan}");
 }
 
 #[test]
