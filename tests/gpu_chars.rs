@@ -198,6 +198,17 @@ fn char_results_and_captures() {
         got,
         [(None, '?'), (Some('\u{E000}'), '\u{E000}'), (Some(char::MAX), char::MAX), (None, '?')]
     );
+    // Rows of chars: read from an array of rows, and returned as rows.
+    let words: Vec<Vec<char>> =
+        ["héllo", "", "wörld€", "\u{10FFFF}z"].iter().map(|w| w.chars().collect()).collect();
+    let got = on_every_backend(
+        || par![par![c.to_ascii_uppercase() | c <- &words[i], c != 'l'] | i <- 0..words.len()],
+    );
+    let want: Vec<Vec<char>> = words
+        .iter()
+        .map(|w| w.iter().filter(|&&c| c != 'l').map(|c| c.to_ascii_uppercase()).collect())
+        .collect();
+    assert_eq!(got, want);
     // Empty input.
     let none: Vec<char> = Vec::new();
     assert_eq!(on_every_backend(|| par![c.to_ascii_uppercase() | c <- &none]), []);
@@ -322,9 +333,10 @@ fn ordered_and_grouped_by_chars() {
     want.truncate(9);
     assert_eq!(got, want);
     // Grouped by a char key (the groups' counts run on the host, as for every key).
-    let got = support::on_every_backend_traced(
-        || par![(d, par_count![x | x <- c]) | c <- &chars, let d = c.to_ascii_lowercase(), group by d],
-    );
+    let got = support::on_every_backend_traced(|| {
+        par![(d, par_count![x | x <- c]) | c <- &chars, let d = c.to_ascii_lowercase(),
+             group by d]
+    });
     let mut want = std::collections::BTreeMap::new();
     for c in &chars {
         *want.entry(c.to_ascii_lowercase()).or_insert(0usize) += 1;

@@ -1,9 +1,9 @@
 //! The Rust types a device can hold, and how their values travel.
 //!
 //! [`DeviceType`] is implemented for the primitive numbers, `bool`, `char`, tuples of device
-//! types and `Option` of a device type. Its [`TypeDesc`] is what the type solver and the kernels see; its
-//! values are stored on the device *by component*: an array of `(i32, f64)` is one buffer
-//! holding all the `i32`s, then all the `f64`s ([`ColumnLayout`]), so that neighbouring
+//! types and `Option` of a device type. Its [`TypeDesc`] is what the type solver and the kernels
+//! see; its values are stored on the device *by component*: an array of `(i32, f64)` is one
+//! buffer holding all the `i32`s, then all the `f64`s ([`ColumnLayout`]), so that neighbouring
 //! work-items read neighbouring words. `usize` and `isize` are 64-bit on the device (the device
 //! path runs only on 64-bit little-endian hosts); a `char` is its code point in 32 bits, as in
 //! memory.
