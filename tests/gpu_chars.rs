@@ -5,8 +5,11 @@
 
 mod support;
 
-use parcomp::{par, par_count, par_explain, par_fn, par_max, par_min};
-use support::{off_device, on_every_backend};
+use parcomp::{
+    par, par_count, par_device, par_explain, par_fn, par_max, par_min, with_backend, Backend,
+    DeviceVec,
+};
+use support::{off_device, on_device, on_every_backend};
 
 /// ASCII of every class, Latin-1, the last code points before and the first after the
 /// surrogates, and the last `char`.
@@ -283,6 +286,16 @@ fn code(c: char) -> u32 {
     }
 }
 
+/// `c` in upper case, and `'?'` for what is not ASCII (a `char` result of a `#[par_fn]`).
+#[par_fn]
+fn shout(c: char) -> char {
+    if c.is_ascii() {
+        c.to_ascii_uppercase()
+    } else {
+        '?'
+    }
+}
+
 #[test]
 fn chars_in_par_fns() {
     let pairs = [('a', 'z'), ('Y', 'b'), ('\u{D7F0}', '\u{E010}'), ('z', 'a'), ('\0', 'ÿ')];
@@ -292,6 +305,27 @@ fn chars_in_par_fns() {
     let chars = sample();
     let got = on_every_backend(|| par![code(c) | c <- &chars]);
     assert_eq!(got, chars.iter().map(|&c| code(c)).collect::<Vec<_>>());
+    let got = on_every_backend(|| par![shout(c) | c <- &chars]);
+    assert_eq!(got, chars.iter().map(|&c| shout(c)).collect::<Vec<_>>());
+}
+
+#[test]
+fn chars_kept_on_the_device() {
+    // A `DeviceVec<char>` made by the device, read by a later comprehension and brought back.
+    let text: Vec<char> = "Grüße, 世界! 123 \u{10FFFF}".chars().collect();
+    let run = || {
+        let kept = DeviceVec::from_slice(&text);
+        let upper: DeviceVec<char> = par_device![c.to_ascii_uppercase() | c <- &kept];
+        let letters = par_count![c | c <- &upper, c.is_ascii_uppercase()];
+        (upper.to_vec(), letters)
+    };
+    let want = with_backend(Backend::Sequential, run);
+    assert_eq!(want.0, text.iter().map(|c| c.to_ascii_uppercase()).collect::<Vec<_>>());
+    assert_eq!(want.1, 3);
+    assert_eq!(with_backend(Backend::Rayon, run), want);
+    if let Some(got) = on_device(run) {
+        assert_eq!(got, want);
+    }
 }
 
 #[test]

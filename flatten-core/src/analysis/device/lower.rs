@@ -616,8 +616,8 @@ impl<'a> Lower<'a> {
                     "reads the field `{}` of a struct, which the device does not have",
                     text(&f.member)
                 ),
-                "device values are numbers, `bool`s and tuples; compute the field before the \
-                 comprehension or pass the struct's fields as a tuple",
+                "device values are numbers, `bool`s, `char`s and tuples; compute the field \
+                 before the comprehension or pass the struct's fields as a tuple",
             ));
         };
         if self.context == Context::Comprehension && self.invariant(&f.base) && is_place(&f.base) {
