@@ -44,7 +44,7 @@ pub enum Prim {
     /// `f64`.
     F64,
     /// `char`: a Unicode scalar value, stored as its code point in 32 bits. Not an integer
-    /// type: it converts to and from integers only by `as` (from `u8` only, as in Rust).
+    /// type: it converts to integers, and from `u8` only, by `as` and `From`, as in Rust.
     Char,
 }
 
