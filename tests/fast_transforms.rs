@@ -321,6 +321,11 @@ fn groups_used_otherwise_keep_their_slices() {
     let got =
         par![(c, a[0], par_sum![x | x <- a]) | i <- 0..n, let c = i % 3, let a = i, group by c];
     assert_eq!(got[1], (1, 1, (0..n).filter(|i| i % 3 == 1).sum()));
+    // A reduction whose result borrows a group's element reads the slice as such.
+    let words = ["bb", "a", "ccc", "dd"].map(String::from);
+    let longest = par![(k, par_max![s.as_str() | s <- &w[..]].map(str::len)) |
+                       s <- &words, let k = s.len() % 2, let w = s.clone(), group by k];
+    assert_eq!(longest, [(0, Some(2)), (1, Some(3))]);
     // Empty input: no group.
     let none: Vec<(usize, usize)> =
         par![(c, a.len()) | i <- 0..0usize, let c = i, let a = i, group by c];

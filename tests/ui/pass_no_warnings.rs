@@ -2,7 +2,7 @@
 // parentheses, unused results...) and give the expected values.
 #![deny(warnings)]
 
-use parcomp::{par, par_max, par_reduce, par_sum, Jagged};
+use parcomp::{par, par_count, par_max, par_reduce, par_sum, Jagged};
 
 fn main() {
     let n = 20;
@@ -37,6 +37,13 @@ fn main() {
     assert_eq!(largest, Some(16));
     let product = par_reduce!(|a: u64, b| a * b, 1; x | x <- 1..6u64);
     assert_eq!(product, 120);
+
+    // Groups only reduced (each reduction folded per key): a count that reads no element, a
+    // pattern naming more than the reduction uses, a `let` in a reduction.
+    let per_key = par![(k, par_count![x | x <- xs], par_sum![a | (a, _) <- xs],
+                        par_sum![d | (a, b) <- xs, let d = a * 2, b > 0], xs.len()) |
+                       i <- 0..6, let k = i % 2, let xs = (i, i + 1), group by k];
+    assert_eq!(per_key, [(0, 3, 6, 12, 3), (1, 3, 9, 18, 3)]);
 
     // Parallel branches.
     let zipped = par![(a, b) | a <- 0..3 | b <- ['x', 'y']];

@@ -236,6 +236,11 @@ fn reduction(m: Macro, body: &Group, names: &Names) -> Option<(TokenStream, Toke
     }
     let filters = rest.iter().any(|q| matches!(q, Qualifier::Filter(_)));
     let rt = names.rt;
+    let reducer = quote! { #rt::#reducer };
+    if matches!(m, Macro::ParCount) && !filters {
+        // Every element counts, whatever it is.
+        return Some((quote! { () }, reducer));
+    }
     // The innermost value: what the reduction folds (a count folds nothing).
     let value = if matches!(m, Macro::ParCount) {
         quote! { () }
@@ -254,7 +259,7 @@ fn reduction(m: Macro, body: &Group, names: &Names) -> Option<(TokenStream, Toke
             },
             Qualifier::Let(binding) => {
                 let (pat, value) = (&binding.pat, &binding.expr);
-                quote! { { let #pat = #value; #item } }
+                quote! { { #[allow(unused_variables)] let #pat = #value; #item } }
             }
             _ => unreachable!("only filters and lets pass the check above"),
         };
@@ -265,11 +270,11 @@ fn reduction(m: Macro, body: &Group, names: &Names) -> Option<(TokenStream, Toke
     // (The emitted code imports `GroupedByRef` and `GroupedByValue` around the part.)
     let item = quote! {
         {
+            #[allow(unused_variables)]
             let #pat = (&#rt::Grouped(&#source)).value();
             #item
         }
     };
-    let reducer = quote! { #rt::#reducer };
     let reducer = if filters {
         quote! { #rt::Filtered(#reducer) }
     } else {
