@@ -82,7 +82,7 @@ pub use scan::{scan_exclusive, scan_inclusive};
 pub use segmented_reduce::{reduce_rows, segmented_reduce};
 pub use segmented_scan::segmented_scan;
 pub use sort::sort_permutation;
-pub(crate) use sort::sort_permutation_at;
+pub(crate) use sort::{radix_permutation, sort_permutation_at};
 
 use crate::site::Site;
 use rayon::prelude::*;

@@ -319,6 +319,20 @@ pub(crate) fn permutation_of<T: Sync, K: OrderKey + Sync>(
         };
         return crate::segmented::sort_permutation_at(site, &radix);
     }
+    if K::PACKED {
+        // A pair of numbers: the radix sort of the packed keys (all bits flipped for `desc`,
+        // which reverses their order and keeps equal keys in input order).
+        let flip = if descending { u128::MAX } else { 0 };
+        let packed: Vec<u128> = if go_parallel(items.len()) {
+            items.par_iter().map(|t| key(t).packed() ^ flip).collect()
+        } else {
+            items.iter().map(|t| key(t).packed() ^ flip).collect()
+        };
+        crate::dispatch::ran_on_host(site, || {
+            format!("the key `{}` is a pair: radix-sorted on the host", std::any::type_name::<K>())
+        });
+        return crate::segmented::radix_permutation(site, &packed);
+    }
     let mut perm: Vec<usize> = (0..items.len()).collect();
     let order = |a: &usize, b: &usize| {
         let o = key(&items[*a]).cmp_key(key(&items[*b]));

@@ -717,8 +717,9 @@ pub(crate) fn explain(input: TokenStream, rt: &TokenStream) -> Result<String, sy
                          sorting all: a bounded selection per thread, merged"
                     }
                     Call::OrderBy { .. } => {
-                        "stable sort by the key (a radix sort on the device for one integer or \
-                         float key; tuples lexicographically, floats by total_cmp)"
+                        "stable sort by the key (a radix sort for one number or a pair of \
+                         numbers, on the device for one number when it runs there; other tuples \
+                         lexicographically; floats by total_cmp)"
                     }
                     Call::GroupBy { .. } => {
                         "stable sort by the key (for one number or a pair of numbers: a counting \
