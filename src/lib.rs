@@ -176,7 +176,7 @@
 
 pub use comprehension_macros::{
     par, par_all, par_any, par_count, par_device, par_explain, par_fn, par_kernel, par_max,
-    par_max_by_key, par_min, par_min_by_key, par_product, par_reduce, par_sum,
+    par_max_by_key, par_min, par_min_by_key, par_product, par_reduce, par_sum, DeviceValue,
 };
 pub use comprehension_runtime::gpu::device::{DeviceError, DeviceErrorKind, DeviceInfo};
 pub use comprehension_runtime::gpu::{
@@ -211,7 +211,7 @@ pub mod __rt {
         require_scalar, require_slice,
     };
     pub use comprehension_runtime::gpu::par_fn::{ParFn, ParFnEntry};
-    pub use comprehension_runtime::gpu::types::DeviceType;
+    pub use comprehension_runtime::gpu::types::{ColumnReader, ColumnWriter, DeviceType, TypeDesc};
     pub use comprehension_runtime::inventory;
     pub use comprehension_runtime::pipeline::{
         source, All, Any, CollectVec, Count, Fold, MaxReducer, MinReducer, ProductReducer,

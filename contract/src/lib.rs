@@ -160,6 +160,8 @@ pub trait ConstraintIds {
     type Capture: Copy + Debug + Eq + Hash;
     /// A `#[par_fn]` called by the comprehension, by its number (in the order of first call).
     type ParFn: Copy + Debug + Eq + Hash;
+    /// The name of a struct's field, as written in Rust (without `r#`).
+    type Name: Clone + Debug + Eq + Hash;
 }
 
 /// The ids of the emitted constraints: numbers, and a static slice of a tuple's classes. What
@@ -172,6 +174,7 @@ impl ConstraintIds for Static {
     type Classes = &'static [u32];
     type Capture = u32;
     type ParFn = u32;
+    type Name = &'static str;
 }
 
 /// What relates the type classes of a kernel's expressions.
@@ -198,6 +201,10 @@ pub enum Constraint<Ids: ConstraintIds = Static> {
     /// The second class is field `.n` of the first (a tuple whose length the macro does not
     /// know).
     Field(Ids::Class, u32, Ids::Class),
+    /// The second class is the field of this name of the first, a struct with
+    /// `#[derive(DeviceValue)]` (which the macro cannot see: the field is found by name in the
+    /// struct's observed layout).
+    Member(Ids::Class, Ids::Name, Ids::Class),
     /// The first class is `Option` of the second.
     Option(Ids::Class, Ids::Class),
     /// The class is the type of a captured value.
@@ -214,6 +221,25 @@ pub enum Constraint<Ids: ConstraintIds = Static> {
     Param(Ids::Class, Ids::ParFn, u32),
     /// The class is the return type of a `#[par_fn]`.
     Return(Ids::Class, Ids::ParFn),
+}
+
+/// The C name of a struct's field `name` in the kernels (`x` is `m_x`): a member of the C
+/// struct the runtime declares for the struct, and what the macro's kernels read. The prefix
+/// keeps a field named like a C, OpenCL or CUDA keyword (`half`, `int`) or a macro of the
+/// kernels from clashing; `_` is written `__` and a character C does not allow in a name as
+/// its code (`_u` hex `_`), so that two names never meet.
+pub fn member_name(name: &str) -> String {
+    let mut out = String::from("m_");
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else if c == '_' {
+            out.push_str("__");
+        } else {
+            out.push_str(&format!("_u{:x}_", c as u32));
+        }
+    }
+    out
 }
 
 /// How the kernels read a captured value.
@@ -360,6 +386,15 @@ mod tests {
         assert_eq!(copy, tuple);
         assert_eq!(format!("{tuple:?}"), "Tuple(0, [1, 2])");
         assert_eq!(format!("{:?}", Constraint::<Static>::Param(3, 1, 0)), "Param(3, 1, 0)");
+    }
+
+    #[test]
+    fn member_names_are_c_names() {
+        assert_eq!(member_name("x"), "m_x");
+        assert_eq!(member_name("half"), "m_half");
+        assert_eq!(member_name("strike_price"), "m_strike__price");
+        assert_eq!(member_name("é"), "m__ue9_");
+        assert_ne!(member_name("é"), member_name("_ue9_"));
     }
 
     #[test]

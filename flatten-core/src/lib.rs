@@ -20,6 +20,7 @@
 
 pub mod analysis;
 pub mod back;
+mod derive;
 mod desugar;
 pub mod error;
 mod macros;
@@ -28,6 +29,7 @@ pub mod plan;
 pub mod syntax;
 mod text;
 
+pub use derive::derive_device_value;
 pub use macros::Macro;
 pub use plan::{Compiled, Plan, Terminal};
 pub use text::text;

@@ -22,6 +22,8 @@ enum Shape {
     Prim(Prim),
     Tuple(Vec<usize>),
     Option(usize),
+    /// A derived struct: its name and its fields' classes by name.
+    Struct(&'static str, Vec<(&'static str, usize)>),
 }
 
 /// The observed types the constraints refer to.
@@ -79,6 +81,10 @@ impl Solver {
                 let inner = self.of(inner);
                 self.fresh(Shape::Option(inner))
             }
+            TypeDesc::Struct(name, fields) => {
+                let fields = fields.iter().map(|(f, t)| (*f, self.of(t))).collect();
+                self.fresh(Shape::Struct(name, fields))
+            }
         }
     }
 
@@ -113,6 +119,16 @@ impl Solver {
                 self.unify(x, y)?;
                 Shape::Option(x)
             }
+            (Shape::Struct(n, xs), Shape::Struct(m, ys))
+                if n == m
+                    && xs.len() == ys.len()
+                    && xs.iter().zip(&ys).all(|(x, y)| x.0 == y.0) =>
+            {
+                for (x, y) in xs.iter().zip(&ys) {
+                    self.unify(x.1, y.1)?;
+                }
+                Shape::Struct(n, xs)
+            }
             (x, y) => return Err(format!("a type is both {x:?} and {y:?}")),
         };
         self.shape[a] = merged;
@@ -138,6 +154,13 @@ impl Solver {
                 items.iter().map(|&i| self.desc(i, depth + 1)).collect::<Result<_, _>>()?,
             ),
             Shape::Option(inner) => TypeDesc::Option(Box::new(self.desc(inner, depth + 1)?)),
+            Shape::Struct(name, fields) => TypeDesc::Struct(
+                name,
+                fields
+                    .iter()
+                    .map(|&(f, c)| Ok((f, self.desc(c, depth + 1)?)))
+                    .collect::<Result<_, String>>()?,
+            ),
         })
     }
 }
@@ -219,7 +242,9 @@ pub(crate) fn solve(
                 let b = s.of(ret);
                 s.unify(check(a)?, b)?
             }
-            Constraint::Field(..) | Constraint::Unsigned(..) => deferred.push(*constraint),
+            Constraint::Field(..) | Constraint::Member(..) | Constraint::Unsigned(..) => {
+                deferred.push(*constraint)
+            }
         }
     }
     // Fields and unsigned counterparts, once the tuples and integers they refer to are known.
@@ -249,6 +274,21 @@ pub(crate) fn solve(
                         }
                         Shape::Unknown => waiting.push(constraint),
                         other => return Err(format!("field .{k} of {other:?}")),
+                    }
+                }
+                Constraint::Member(a, name, b) => {
+                    let ra = s.find(check(a)?);
+                    match s.shape[ra].clone() {
+                        Shape::Struct(ty, fields) => {
+                            let field =
+                                fields.iter().find(|(f, _)| *f == name).ok_or_else(|| {
+                                    format!("`{ty}` has no field `{name}` the device knows")
+                                })?;
+                            s.unify(field.1, check(b)?)?;
+                            progress = true;
+                        }
+                        Shape::Unknown => waiting.push(constraint),
+                        other => return Err(format!("field `{name}` of {other:?}")),
                     }
                 }
                 Constraint::Unsigned(a, b) => {
@@ -306,5 +346,24 @@ mod tests {
         // The head said f64, the output is u8: a disagreement, not a silent choice.
         let bad = solve(2, &constraints, &observed(pair, TypeDesc::Prim(Prim::U8)));
         assert!(bad.is_err());
+    }
+
+    #[test]
+    fn struct_fields_by_name() {
+        let point = TypeDesc::Struct(
+            "m::Point",
+            vec![("x", TypeDesc::Prim(Prim::F32)), ("y", TypeDesc::Prim(Prim::I64))],
+        );
+        let constraints =
+            [Constraint::Root(0), Constraint::Member(0, "y", 1), Constraint::Output(1)];
+        let types =
+            solve(2, &constraints, &observed(point.clone(), TypeDesc::Prim(Prim::I64))).unwrap();
+        assert_eq!(types, [point.clone(), TypeDesc::Prim(Prim::I64)]);
+        // A field the struct lacks, or a struct of another name, is an error.
+        let missing = [Constraint::Root(0), Constraint::Member(0, "z", 1), Constraint::Output(1)];
+        assert!(solve(2, &missing, &observed(point.clone(), TypeDesc::Prim(Prim::I64))).is_err());
+        let other = TypeDesc::Struct("m::Other", vec![("x", TypeDesc::Prim(Prim::F32))]);
+        let same = [Constraint::Root(0), Constraint::Output(0)];
+        assert!(solve(1, &same, &observed(point, other)).is_err());
     }
 }

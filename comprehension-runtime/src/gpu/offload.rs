@@ -16,6 +16,11 @@ pub use super::host_data::{
 };
 use super::output_codec::OutputCodec;
 use super::plan::DevicePlan;
+
+/// What the device holds, for the reasons a comprehension stays on the CPU: a struct lacking
+/// the derive is the common case.
+const DEVICE_VALUES: &str = "device values are numbers, `bool`, `char`, tuples and `Option`s \
+                             of them, and structs with `#[derive(parcomp::DeviceValue)]`";
 use super::types::DeviceType;
 use std::marker::PhantomData;
 
@@ -224,7 +229,7 @@ impl<'a, T> Offload<'a, T> {
         let plan = self.plan.map_err(str::to_string)?;
         if let Some(Err(e)) = &self.root {
             return Err(format!(
-                "the elements of its first generator (`{}`) are not device values",
+                "the elements of its first generator (`{}`) are not device values ({DEVICE_VALUES})",
                 e.type_name
             ));
         }
@@ -232,14 +237,14 @@ impl<'a, T> Offload<'a, T> {
             if let Err(e) = capture {
                 let name = plan.captures.get(k).map_or("a captured value", |c| c.text);
                 return Err(format!(
-                    "`{name}` is a `{}`, which the device cannot hold",
+                    "`{name}` is a `{}`, which the device cannot hold ({DEVICE_VALUES})",
                     e.type_name
                 ));
             }
         }
         if self.output.is_none() {
             return Err(format!(
-                "its elements are `{}`, which the device cannot hold",
+                "its elements are `{}`, which the device cannot hold ({DEVICE_VALUES})",
                 std::any::type_name::<T>()
             ));
         }

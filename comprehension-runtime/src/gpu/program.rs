@@ -157,18 +157,26 @@ fn declare(t: &TypeDesc, names: &mut HashMap<TypeDesc, String>, out: &mut String
             );
             "unit".to_string()
         }
-        TypeDesc::Tuple(_) | TypeDesc::Option(_) => {
-            let (parts, option) = match t {
-                TypeDesc::Tuple(items) => (items.clone(), false),
+        // A struct without fields is held as the unit type (C has no empty struct).
+        TypeDesc::Struct(_, fields) if fields.is_empty() => {
+            declare(&TypeDesc::Tuple(Vec::new()), names, out)
+        }
+        TypeDesc::Tuple(_) | TypeDesc::Option(_) | TypeDesc::Struct(..) => {
+            let (parts, members, prefix) = match t {
+                TypeDesc::Tuple(items) => (items.clone(), positional(items.len()), "tup"),
                 TypeDesc::Option(inner) => {
-                    (vec![TypeDesc::Prim(Prim::Bool), (**inner).clone()], true)
+                    (vec![TypeDesc::Prim(Prim::Bool), (**inner).clone()], positional(2), "opt")
                 }
+                TypeDesc::Struct(_, fields) => (
+                    fields.iter().map(|(_, t)| t.clone()).collect(),
+                    fields.iter().map(|(f, _)| parcomp_contract::member_name(f)).collect(),
+                    "st",
+                ),
                 TypeDesc::Prim(_) => unreachable!(),
             };
             let part_tags: Vec<String> = parts.iter().map(|p| declare(p, names, out)).collect();
-            let tag =
-                if option { format!("opt{}", names.len()) } else { format!("tup{}", names.len()) };
-            composite(&tag, t, &part_tags, option, out);
+            let tag = format!("{prefix}{}", names.len());
+            composite(&tag, t, &part_tags, &members, prefix == "opt", out);
             tag
         }
     };
@@ -176,20 +184,33 @@ fn declare(t: &TypeDesc, names: &mut HashMap<TypeDesc, String>, out: &mut String
     tag
 }
 
-/// The declarations of a tuple or `Option` type.
-fn composite(tag: &str, t: &TypeDesc, parts: &[String], option: bool, out: &mut String) {
+/// The members of a tuple (or `Option`) of `n` parts: `f0`, `f1`, ...
+fn positional(n: usize) -> Vec<String> {
+    (0..n).map(|k| format!("f{k}")).collect()
+}
+
+/// The declarations of a tuple, `Option` or struct type: `members` are the C members of its
+/// parts.
+fn composite(
+    tag: &str,
+    t: &TypeDesc,
+    parts: &[String],
+    members: &[String],
+    option: bool,
+    out: &mut String,
+) {
     let ty = format!("pc_{tag}");
     let _ = write!(out, "typedef struct {{");
-    for (k, p) in parts.iter().enumerate() {
-        let _ = write!(out, " pc_{p} f{k};");
+    for (p, m) in parts.iter().zip(members) {
+        let _ = write!(out, " pc_{p} {m};");
     }
     let _ = writeln!(out, " }} {ty};");
     // Constructor and zero.
     let params: Vec<String> =
         parts.iter().enumerate().map(|(k, p)| format!("pc_{p} a{k}")).collect();
     let _ = write!(out, "PC_FN {ty} pc_make_{tag}({}) {{ {ty} r;", params.join(", "));
-    for k in 0..parts.len() {
-        let _ = write!(out, " r.f{k} = a{k};");
+    for (k, m) in members.iter().enumerate() {
+        let _ = write!(out, " r.{m} = a{k};");
     }
     let _ = writeln!(out, " return r; }}");
     let zeros: Vec<String> = parts.iter().map(|p| format!("pc_zero_{p}()")).collect();
@@ -231,7 +252,7 @@ fn composite(tag: &str, t: &TypeDesc, parts: &[String], option: bool, out: &mut 
         );
     } else {
         let eq: Vec<String> =
-            parts.iter().enumerate().map(|(k, p)| format!("pc_eq_{p}(a.f{k}, b.f{k})")).collect();
+            parts.iter().zip(members).map(|(p, k)| format!("pc_eq_{p}(a.{k}, b.{k})")).collect();
         let _ = writeln!(
             out,
             "PC_FN pc_bool pc_eq_{tag}({ty} a, {ty} b) {{ return (pc_bool)({}); }}",
@@ -239,16 +260,16 @@ fn composite(tag: &str, t: &TypeDesc, parts: &[String], option: bool, out: &mut 
         );
         // a < b: the first unequal component decides; all equal is not less. The last
         // component compares with its own < and <= (no `&& 0` for the compiler to warn about).
-        let (mut lt, mut le) = match parts.last() {
-            Some(p) => {
-                let k = parts.len() - 1;
-                (format!("pc_lt_{p}(a.f{k}, b.f{k})"), format!("pc_le_{p}(a.f{k}, b.f{k})"))
+        // (A struct compares as `#[derive(PartialOrd)]` does: by its fields in order.)
+        let (mut lt, mut le) = match parts.iter().zip(members).next_back() {
+            Some((p, k)) => {
+                (format!("pc_lt_{p}(a.{k}, b.{k})"), format!("pc_le_{p}(a.{k}, b.{k})"))
             }
             None => ("0".to_string(), "1".to_string()),
         };
-        for (k, p) in parts.iter().enumerate().rev().skip(1) {
-            lt = format!("(pc_lt_{p}(a.f{k}, b.f{k}) || (pc_eq_{p}(a.f{k}, b.f{k}) && {lt}))");
-            le = format!("(pc_lt_{p}(a.f{k}, b.f{k}) || (pc_eq_{p}(a.f{k}, b.f{k}) && {le}))");
+        for (p, k) in parts.iter().zip(members).rev().skip(1) {
+            lt = format!("(pc_lt_{p}(a.{k}, b.{k}) || (pc_eq_{p}(a.{k}, b.{k}) && {lt}))");
+            le = format!("(pc_lt_{p}(a.{k}, b.{k}) || (pc_eq_{p}(a.{k}, b.{k}) && {le}))");
         }
         let _ = writeln!(
             out,
@@ -266,7 +287,7 @@ fn composite(tag: &str, t: &TypeDesc, parts: &[String], option: bool, out: &mut 
     );
 }
 
-/// The field path (`.f0.f1`) and primitive of every component of `t`, in storage order.
+/// The member path (`.f0.f1`, `.m_x`) and primitive of every component of `t`, in storage order.
 fn leaf_paths(t: &TypeDesc) -> Vec<(String, Prim)> {
     fn walk(t: &TypeDesc, path: String, out: &mut Vec<(String, Prim)>) {
         match t {
@@ -279,6 +300,11 @@ fn leaf_paths(t: &TypeDesc) -> Vec<(String, Prim)> {
             TypeDesc::Option(inner) => {
                 out.push((format!("{path}.f0"), Prim::Bool));
                 walk(inner, format!("{path}.f1"), out);
+            }
+            TypeDesc::Struct(_, fields) => {
+                for (f, t) in fields {
+                    walk(t, format!("{path}.{}", parcomp_contract::member_name(f)), out);
+                }
             }
         }
     }

@@ -22,6 +22,9 @@ pub enum TypeDesc {
     Tuple(Vec<TypeDesc>),
     /// `Option<T>`: a `bool` (whether there is a value) and the value.
     Option(Box<TypeDesc>),
+    /// A struct with `#[derive(DeviceValue)]`: its name (`std::any::type_name`), and its
+    /// fields by name, in declaration order (their components are stored in that order).
+    Struct(&'static str, Vec<(&'static str, TypeDesc)>),
 }
 
 impl TypeDesc {
@@ -40,6 +43,7 @@ impl TypeDesc {
                 out.push(Prim::Bool);
                 inner.push_leaves(out);
             }
+            TypeDesc::Struct(_, fields) => fields.iter().for_each(|(_, t)| t.push_leaves(out)),
         }
     }
 
@@ -70,6 +74,7 @@ impl fmt::Display for TypeDesc {
                 f.write_str(")")
             }
             TypeDesc::Option(inner) => write!(f, "Option<{inner}>"),
+            TypeDesc::Struct(name, _) => f.write_str(name),
         }
     }
 }
@@ -270,12 +275,13 @@ impl<'b> ColumnReader<'b> {
 }
 
 /// A Rust type whose values a device can hold: the primitive numbers, `bool`, `char`, tuples
-/// of device types (up to eight elements) and `Option` of a device type.
+/// of device types (up to eight elements), `Option` of a device type, and structs with
+/// `#[derive(parcomp::DeviceValue)]` (which implements this trait).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be represented on the device",
     label = "not a device type",
-    note = "device types are the primitive numbers, `bool`, `char`, tuples of device types and \
-            `Option` of a device type"
+    note = "device types are the primitive numbers, `bool`, `char`, tuples of device types, \
+            `Option` of a device type and structs with `#[derive(parcomp::DeviceValue)]`"
 )]
 pub trait DeviceType: Copy + Send + Sync + Sized {
     /// The shape of the type.

@@ -49,6 +49,7 @@ impl parcomp_contract::ConstraintIds for MacroIds {
     type Classes = Vec<Class>;
     type Capture = CaptureId;
     type ParFn = ParFnId;
+    type Name = String;
 }
 
 /// A value read from the caller: evaluated once on the host and copied to the device.
@@ -195,6 +196,11 @@ pub enum DKind {
     Tuple(Vec<DExpr>),
     /// `x.0`.
     Field(Box<DExpr>, u32),
+    /// `p.x`: a field of a struct with `#[derive(DeviceValue)]`, by name.
+    Member(Box<DExpr>, String),
+    /// `Point { x: a, y: b }` or `Point { x: a, ..base }`: the fields given, by name, and the
+    /// value the others come from (without one, every field is given: Rust checks it).
+    Struct(Vec<(String, DExpr)>, Option<Box<DExpr>>),
     /// `if c { a } else { b }`.
     If(Box<DExpr>, Box<DExpr>, Box<DExpr>),
     /// `{ let ...; value }`.
@@ -215,6 +221,8 @@ pub enum DKind {
     Call(ParFnId, Vec<DExpr>),
     /// `()`.
     Unit,
+    /// The zero of the node's class: `None` (an `Option` whose flag and value are zeros).
+    Zero,
     /// `while cond { body }` (`loop` is `while true`).
     While(Box<DExpr>, Box<DExpr>),
     /// `for local in start..end { body }` (`..=` when `inclusive`).

@@ -16,6 +16,7 @@ use crate::plan::kernel_ir::{
 use crate::plan::Var;
 use crate::text::text;
 use proc_macro2::Span;
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Expr, Pat};
 
@@ -187,6 +188,7 @@ impl<'a> Lower<'a> {
                 })
             }
             Expr::Field(f) => self.field(f),
+            Expr::Struct(lit) => self.struct_lit(lit),
             Expr::If(i) => self.if_expr(i),
             Expr::Block(b) if b.label.is_none() => self.block(&b.block),
             Expr::Match(m) => self.match_expr(m),
@@ -469,6 +471,14 @@ impl<'a> Lower<'a> {
                     return Ok(DExpr { kind: DKind::Var(var), class });
                 }
             }
+            // `None`: made on the device, its type found where it goes (a captured `None`
+            // would have no type of its own for the host to observe).
+            if name == "None" {
+                let class = self.ctx.class();
+                let inner = self.ctx.class();
+                self.ctx.constrain(Constraint::Option(class, inner));
+                return Ok(DExpr { kind: DKind::Zero, class });
+            }
         }
         match self.context {
             Context::Comprehension => Ok(self.capture_scalar(&Expr::Path(path.clone()))),
@@ -610,15 +620,15 @@ impl<'a> Lower<'a> {
             if self.context == Context::Comprehension && self.invariant(&f.base) {
                 return Ok(self.capture_scalar(&Expr::Field(f.clone())));
             }
-            return Err(not_device(
-                f.span(),
-                format!(
-                    "reads the field `{}` of a struct, which the device does not have",
-                    text(&f.member)
-                ),
-                "device values are numbers, `bool`s, `char`s and tuples; compute the field \
-                 before the comprehension or pass the struct's fields as a tuple",
-            ));
+            // A field of a struct with `#[derive(DeviceValue)]`, found by name in the struct's
+            // layout the runtime observes (a struct without the derive keeps the comprehension
+            // on the CPU, for lack of `DeviceType`, with the type named).
+            let syn::Member::Named(name) = &f.member else { unreachable!() };
+            let base = self.expr(&f.base)?;
+            let class = self.ctx.class();
+            let name = name.unraw().to_string();
+            self.ctx.constrain(Constraint::Member(base.class, name.clone(), class));
+            return Ok(DExpr { kind: DKind::Member(Box::new(base), name), class });
         };
         if self.context == Context::Comprehension && self.invariant(&f.base) && is_place(&f.base) {
             return Ok(self.capture_scalar(&Expr::Field(f.clone())));
@@ -627,6 +637,43 @@ impl<'a> Lower<'a> {
         let class = self.ctx.class();
         self.ctx.constrain(Constraint::Field(base.class, index.index, class));
         Ok(DExpr { kind: DKind::Field(Box::new(base), index.index), class })
+    }
+
+    /// `Point { x: a, y: b }`, `Point { x: a, ..base }`: a struct with `#[derive(DeviceValue)]`
+    /// (its type is known once the runtime observes it where the value goes: the elements, a
+    /// `#[par_fn]`'s parameter or result, or its own base).
+    fn struct_lit(&mut self, lit: &syn::ExprStruct) -> Lowered {
+        if lit.qself.is_some() {
+            return Err(not_device(
+                lit.span(),
+                "builds a struct named through a qualified path".to_string(),
+                "name the struct by its path (`Point { .. }`)",
+            ));
+        }
+        let class = self.ctx.class();
+        let mut fields = Vec::new();
+        for field in &lit.fields {
+            let syn::Member::Named(name) = &field.member else {
+                return Err(not_device(
+                    field.span(),
+                    "builds a tuple struct, which the device does not have".to_string(),
+                    "the device builds structs with named fields and `#[derive(DeviceValue)]`",
+                ));
+            };
+            let value = self.expr(&field.expr)?;
+            let name = name.unraw().to_string();
+            self.ctx.constrain(Constraint::Member(class, name.clone(), value.class));
+            fields.push((name, value));
+        }
+        let base = match &lit.rest {
+            Some(rest) => {
+                let base = self.expr(rest)?;
+                self.ctx.same(class, base.class);
+                Some(Box::new(base))
+            }
+            None => None,
+        };
+        Ok(DExpr { kind: DKind::Struct(fields, base), class })
     }
 
     /// Whether `expr` uses no comprehension variable and no local.
@@ -1062,9 +1109,10 @@ impl<'a> Lower<'a> {
                 }
             }
         }
-        // `Some(x)`, `Wrapper(x)`, `Shape::Circle(r)`: a tuple struct or variant, by Rust's
-        // naming conventions, not a function the device could call.
-        if let Some(last) = segments.last().filter(|l| l.starts_with(char::is_uppercase)) {
+        // `Wrapper(x)`, `Shape::Circle(r)`: a tuple struct or variant, by Rust's naming
+        // conventions, not a function the device could call. (`Some(x)` is made below.)
+        let some = segments.len() == 1 && segments[0] == "Some" && call.args.len() == 1;
+        if let Some(last) = segments.last().filter(|l| l.starts_with(char::is_uppercase) && !some) {
             return Err(not_device(
                 call.func.span(),
                 format!("constructs `{last}(..)`, which the device does not have"),

@@ -234,6 +234,33 @@ impl<'c> ExprWriter<'c> {
                 let sb = self.expr(base, body);
                 format!("({sb}).f{n}")
             }
+            DKind::Zero => format!("PC_OP(zero, {})()", class(e.class)),
+            DKind::Member(base, name) => {
+                let sb = self.expr(base, body);
+                format!("({sb}).{}", parcomp_contract::member_name(name))
+            }
+            DKind::Struct(fields, base) => {
+                // A temporary of the struct's type, its fields assigned one by one: the macro
+                // does not know their order, the runtime's declaration names them. The fields
+                // are evaluated as written, then the base, as in Rust.
+                let values: Vec<String> = fields.iter().map(|(_, v)| self.expr(v, body)).collect();
+                let t = self.names.temp();
+                match base {
+                    Some(base) => {
+                        let sb = self.expr(base, body);
+                        self.declare(body, e.class, &t, &sb);
+                    }
+                    None => body.line(format!(
+                        "{} {t} = PC_OP(zero, {})();",
+                        ty(e.class),
+                        class(e.class)
+                    )),
+                }
+                for ((name, _), value) in fields.iter().zip(values) {
+                    body.line(format!("{t}.{} = {value};", parcomp_contract::member_name(name)));
+                }
+                t
+            }
             DKind::If(c, a, b) => {
                 let sc = self.expr(c, body);
                 let mut then = body.nested();
