@@ -359,3 +359,35 @@ fn structs_in_par_fns() {
     let want: Vec<Point> = points.iter().filter(|p| p.y > 0.0).map(|&p| mirrored(p)).collect();
     assert_eq!(got, want);
 }
+
+/// A generic struct, a raw field name, and a struct without fields.
+#[derive(Clone, Copy, Debug, PartialEq, DeviceValue)]
+struct Tagged<T> {
+    r#type: u8,
+    value: T,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, DeviceValue)]
+struct Marker {}
+
+#[test]
+fn generic_raw_and_empty_structs() {
+    let tagged: Vec<Tagged<i64>> =
+        (0..3000).map(|i| Tagged { r#type: (i % 7) as u8, value: i * -3 }).collect();
+    let got = on_every_backend(
+        || par![Tagged { r#type: t.r#type, value: t.value as f32 } | t <- &tagged, t.r#type == 3],
+    );
+    let want: Vec<Tagged<f32>> = tagged
+        .iter()
+        .filter(|t| t.r#type == 3)
+        .map(|t| Tagged { r#type: t.r#type, value: t.value as f32 })
+        .collect();
+    assert_eq!(got, want);
+    let got = on_every_backend(|| par![(Marker {}, x) | x <- 0..2000u32, x % 3 == 0]);
+    assert_eq!(
+        got,
+        (0..2000u32).filter(|x| x % 3 == 0).map(|x| (Marker {}, x)).collect::<Vec<_>>()
+    );
+    let markers = vec![Marker {}; 1500];
+    assert_eq!(on_every_backend(|| par_count![m | m <- &markers]), 1500);
+}

@@ -2,7 +2,8 @@
 //! cached on disk.
 //!
 //! A comprehension's program is, in order: the dialect's prelude and scalar operations; the
-//! *type prelude* — for each class `#define PC_Cn tag`, and for each tuple or `Option` type a
+//! *type prelude* — for each class `#define PC_Cn tag`, and for each tuple, `Option` or derived
+//! struct type (its members the fields' names, `m_x`: `parcomp_contract::member_name`) a
 //! struct with its constructor, zero, comparisons and column loads and stores; the generated
 //! functions; the reduction kernels instantiated for each of its reductions; and the generated
 //! kernels. The generic kernels (scan, load-balanced search, compaction) are one program per
