@@ -391,3 +391,27 @@ fn generic_raw_and_empty_structs() {
     let markers = vec![Marker {}; 1500];
     assert_eq!(on_every_backend(|| par_count![m | m <- &markers]), 1500);
 }
+
+/// A struct taken apart in a `#[par_fn]`'s parameter and in a `let`.
+#[par_fn]
+fn cross(Point { x: ax, y: ay }: Point, b: Point) -> f64 {
+    let Point { x: bx, .. } = b;
+    let Point { y: by, .. } = b;
+    ax * by - ay * bx
+}
+
+#[test]
+fn struct_patterns() {
+    let points = points(3000);
+    let origin = Point { x: 0.25, y: -1.0 };
+    let got = on_every_backend(|| par![cross(p, origin) | p <- &points]);
+    let want: Vec<f64> = points.iter().map(|&p| cross(p, origin)).collect();
+    assert_eq!(got, want);
+    let segments: Vec<Segment> =
+        points.windows(2).map(|w| Segment { from: w[0], to: w[1], weight: Some(1) }).collect();
+    let got = on_every_backend(
+        || par![{ let Segment { from: Point { x, .. }, to, .. } = s; to.x - x } | s <- &segments],
+    );
+    let want: Vec<f64> = segments.iter().map(|s| s.to.x - s.from.x).collect();
+    assert_eq!(got, want);
+}

@@ -269,6 +269,9 @@ pub enum DPat {
     Wild,
     /// `(a, b, ...)`.
     Tuple(Vec<DPat>),
+    /// `Point { x, y: b, .. }`: the fields named, by name (a struct with
+    /// `#[derive(DeviceValue)]`).
+    Struct(Vec<(String, DPat)>),
 }
 
 /// One arm of a `match`.

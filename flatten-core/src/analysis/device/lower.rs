@@ -872,10 +872,30 @@ impl<'a> Lower<'a> {
                     .collect::<Result<Vec<_>, _>>()?;
                 Ok(DPat::Tuple(items))
             }
+            // `Point { x, y: b, .. }`: a struct pattern is irrefutable, and Rust checks that
+            // the path names a struct (a variant would not compile in a `let`).
+            Pat::Struct(s) if s.qself.is_none() => {
+                let mut fields = Vec::new();
+                for field in &s.fields {
+                    let syn::Member::Named(name) = &field.member else {
+                        return Err(not_device(
+                            field.span(),
+                            "binds a tuple struct's fields, which the device does not have"
+                                .to_string(),
+                            "device patterns are names, `_`, tuples and structs with named fields",
+                        ));
+                    };
+                    let name = name.unraw().to_string();
+                    let c = self.ctx.class();
+                    self.ctx.constrain(Constraint::Member(class, name.clone(), c));
+                    fields.push((name, self.bind_pattern(&field.pat, c)?));
+                }
+                Ok(DPat::Struct(fields))
+            }
             other => Err(not_device(
                 other.span(),
                 format!("binds the pattern `{}`, which the device does not have", text(other)),
-                "device patterns are names, `_` and tuples",
+                "device patterns are names, `_`, tuples and structs with named fields",
             )),
         }
     }

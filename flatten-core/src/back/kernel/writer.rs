@@ -472,6 +472,14 @@ impl<'c> ExprWriter<'c> {
                     self.bind_field(item, &format!("{t}.f{k}"), body);
                 }
             }
+            DPat::Struct(fields) => {
+                let t = self.names.temp();
+                self.declare(body, c, &t, value);
+                for (name, item) in fields {
+                    let member = parcomp_contract::member_name(name);
+                    self.bind_field(item, &format!("{t}.{member}"), body);
+                }
+            }
         }
     }
 
@@ -488,6 +496,12 @@ impl<'c> ExprWriter<'c> {
             DPat::Tuple(items) => {
                 for (k, item) in items.iter().enumerate() {
                     self.bind_field(item, &format!("({value}).f{k}"), body);
+                }
+            }
+            DPat::Struct(fields) => {
+                for (name, item) in fields {
+                    let member = parcomp_contract::member_name(name);
+                    self.bind_field(item, &format!("({value}).{member}"), body);
                 }
             }
         }
