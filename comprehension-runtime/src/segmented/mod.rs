@@ -70,6 +70,7 @@
 mod expand;
 mod iota;
 mod monoid;
+mod places;
 mod scan;
 pub(crate) mod segmented_reduce;
 mod segmented_scan;
@@ -78,6 +79,7 @@ mod sort;
 pub use expand::{expand, expand_outer_reduce, expand_reduce};
 pub use iota::{replicated_iota, segmented_iota};
 pub use monoid::{BitAnd, BitOr, BitXor, Max, Min, Monoid, Product, Sum};
+pub(crate) use places::Places;
 pub use scan::{scan_exclusive, scan_inclusive};
 pub use segmented_reduce::{reduce_rows, segmented_reduce};
 pub use segmented_scan::segmented_scan;

@@ -7,7 +7,7 @@
 //! of the keys carrying their indices: one pass per 4-bit digit that is not the same in every
 //! key, each a per-tile histogram, its exclusive scan and a stable scatter.
 
-use super::{alloc, go_parallel};
+use super::{alloc, go_parallel, Places};
 use crate::gpu::sort as device;
 use crate::site::Site;
 use rayon::prelude::*;
@@ -108,7 +108,7 @@ where
         }
         debug_assert_eq!(at, n, "every element has a place");
         let (keys_out, order_out) =
-            (Places(next_sorted.as_mut_ptr()), Places(next_order.as_mut_ptr()));
+            (Places::new(next_sorted.as_mut_ptr()), Places::new(next_order.as_mut_ptr()));
         let scatter = |((chunk, indices), next): ((&[K], &[usize]), &mut [usize; 256])| {
             for (&k, &i) in chunk.iter().zip(indices) {
                 let at = &mut next[byte(k)];
@@ -148,36 +148,6 @@ where
         }
     }
     order
-}
-
-/// An output of a radix pass, written at distinct places by several threads.
-struct Places<T>(*mut T);
-
-impl<T> Clone for Places<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<T> Copy for Places<T> {}
-
-// SAFETY: a `Places` is only used by a radix pass, whose blocks write distinct places of one
-// buffer (the running sums partition it), values of a `Send` type, never reading them.
-unsafe impl<T: Send> Send for Places<T> {}
-// SAFETY: as for `Send`: shared between threads that each write places no other one writes.
-unsafe impl<T: Send> Sync for Places<T> {}
-
-impl<T> Places<T> {
-    /// Writes `value` at `place`.
-    ///
-    /// # Safety
-    ///
-    /// `place` is within the buffer's capacity and no other write or read of it happens.
-    #[inline]
-    unsafe fn write(self, place: usize, value: T) {
-        // SAFETY: the caller's promise.
-        unsafe { self.0.add(place).write(value) }
-    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! `groupWith`), each group's values kept in their order, one column per variable.
 
 use super::order::{permutation_of, OrderKey};
-use crate::segmented::go_parallel;
+use crate::segmented::{go_parallel, Places};
 use crate::site::Site;
 use crate::source::Source;
 use rayon::prelude::*;
@@ -36,36 +36,6 @@ pub trait Columns: Sized {
     ) -> (Vec<(u32, Key)>, Self::Vecs);
 }
 
-/// A column's buffer, written at distinct rows by several threads.
-struct Rows<T>(*mut T);
-
-impl<T> Clone for Rows<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<T> Copy for Rows<T> {}
-
-// SAFETY: a `Rows` is only used by `unzip_to`, whose threads write distinct rows of one buffer
-// (its caller promises `dest` is a permutation), values of a `Send` type, never reading them.
-unsafe impl<T: Send> Send for Rows<T> {}
-// SAFETY: as for `Send`: shared between threads that each write rows no other one writes.
-unsafe impl<T: Send> Sync for Rows<T> {}
-
-impl<T> Rows<T> {
-    /// Writes `value` at `row`.
-    ///
-    /// # Safety
-    ///
-    /// `row` is within the buffer's capacity and no other write or read of it happens.
-    #[inline]
-    unsafe fn write(self, row: usize, value: T) {
-        // SAFETY: the caller's promise.
-        unsafe { self.0.add(row).write(value) }
-    }
-}
-
 macro_rules! tuple_columns {
     ($(($($name:ident $index:tt),*))*) => {$(
         impl<$($name: Send + Sync),*> Columns for ($($name,)*) {
@@ -90,7 +60,7 @@ macro_rules! tuple_columns {
                 let n = rows.len();
                 assert!(dest.len() == n && first.len() == n, "a place for each row");
                 let mut vecs: Self::Vecs = ($(Vec::<$name>::with_capacity(n),)*);
-                let columns = ($(Rows(vecs.$index.as_mut_ptr()),)*);
+                let columns = ($(Places::new(vecs.$index.as_mut_ptr()),)*);
                 let place = |((key, value), &d): ((Key, Self), &u32)| {
                     let d = d as usize;
                     assert!(d < n, "a place within the rows");
