@@ -303,6 +303,19 @@ fn itself<K>(key: &K) -> &K {
     key
 }
 
+/// `number(key(item))` for each of `items`, in parallel when it is worth it.
+fn numbers_of<T: Sync, K, N: Send>(
+    items: &[T],
+    key: &(impl Fn(&T) -> &K + Sync),
+    number: impl Fn(&K) -> N + Sync,
+) -> Vec<N> {
+    if go_parallel(items.len()) {
+        items.par_iter().map(|t| number(key(t))).collect()
+    } else {
+        items.iter().map(|t| number(key(t))).collect()
+    }
+}
+
 /// [`permutation`] of the keys `key(item)` of `items`.
 pub(crate) fn permutation_of<T: Sync, K: OrderKey + Sync>(
     site: &'static Site,
@@ -312,22 +325,14 @@ pub(crate) fn permutation_of<T: Sync, K: OrderKey + Sync>(
 ) -> Vec<usize> {
     if K::RADIX {
         let flip = if descending { u64::MAX } else { 0 };
-        let radix: Vec<u64> = if go_parallel(items.len()) {
-            items.par_iter().map(|t| key(t).radix() ^ flip).collect()
-        } else {
-            items.iter().map(|t| key(t).radix() ^ flip).collect()
-        };
+        let radix = numbers_of(items, &key, |k| k.radix() ^ flip);
         return crate::segmented::sort_permutation_at(site, &radix);
     }
     if K::PACKED {
         // A pair of numbers: the radix sort of the packed keys (all bits flipped for `desc`,
         // which reverses their order and keeps equal keys in input order).
         let flip = if descending { u128::MAX } else { 0 };
-        let packed: Vec<u128> = if go_parallel(items.len()) {
-            items.par_iter().map(|t| key(t).packed() ^ flip).collect()
-        } else {
-            items.iter().map(|t| key(t).packed() ^ flip).collect()
-        };
+        let packed = numbers_of(items, &key, |k| k.packed() ^ flip);
         crate::dispatch::ran_on_host(site, || {
             format!("the key `{}` is a pair: radix-sorted on the host", std::any::type_name::<K>())
         });
