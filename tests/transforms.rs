@@ -145,6 +145,15 @@ fn the_plan_shows_the_parts() {
     assert!(plan.contains("reduce   per key: par_sum![s | s <- salary]"), "{plan}");
     assert!(plan.contains("then order by par_sum![s | s <- salary] desc"), "{plan}");
     assert!(!plan.contains("then group by"), "{plan}");
+    // The eleventh reduction is shown as written, not as the second's name with a `0` after.
+    let plan = par_explain![(k, par_sum![a | a <- x], par_sum![a + 1 | a <- x],
+                             par_sum![a + 2 | a <- x], par_sum![a + 3 | a <- x],
+                             par_sum![a + 4 | a <- x], par_sum![a + 5 | a <- x],
+                             par_sum![a + 6 | a <- x], par_sum![a + 7 | a <- x],
+                             par_sum![a + 8 | a <- x], par_sum![a + 9 | a <- x]) |
+                            i <- 0..10, let k = i % 2, let x = i, group by k,
+                            order by par_sum![a + 10 | a <- x]];
+    assert!(plan.contains("then order by par_sum![a + 10 | a <- x]"), "{plan}");
     let n = 10;
     let plan = par_explain![x | x <- 0..n, take 5];
     assert!(plan.contains("its first 5 elements, lazily"), "{plan}");

@@ -91,8 +91,13 @@ pub(super) fn aggregation(
         .iter()
         .map(|q| rewrite(q.clone(), &names, &mut aggregates))
         .collect::<Option<Vec<_>>>()?;
-    (!aggregates.is_empty()).then_some(Aggregation { head, after, aggregates })
+    let fits = (1..=MAX_REDUCTIONS).contains(&aggregates.len());
+    fits.then_some(Aggregation { head, after, aggregates })
 }
+
+/// The most reductions of the groups one comprehension may fold per key: the runtime's
+/// `Aggregates` is implemented for tuples of up to 12 reducers. More keep the slices.
+const MAX_REDUCTIONS: usize = 12;
 
 /// `tokens` with each reduction of a grouped variable replaced by its aggregate's variable;
 /// `None` if a grouped variable is used otherwise.
@@ -365,6 +370,12 @@ mod tests {
         ] {
             assert!(aggregate(head.clone(), &[]).is_none(), "{head}");
         }
+        // Thirteen reductions are more than the runtime folds per key.
+        let many: Vec<TokenStream> =
+            (0..13).map(|k| quote! { par_sum![a * #k | a <- amount] }).collect();
+        assert!(aggregate(quote! { (#(#many),*) }, &[]).is_none());
+        let twelve = &many[..12];
+        assert!(aggregate(quote! { (#(#twelve),*) }, &[]).is_some());
         // The key and names the comprehension does not bind are fine inside a reduction.
         assert!(
             aggregate(quote! { par_sum![a * scale + city as f64 | a <- amount] }, &[]).is_some()

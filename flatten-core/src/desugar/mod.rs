@@ -407,7 +407,8 @@ fn source_generator(gathered: &Gathered, scope: &[Ident], rt: &TokenStream) -> T
 
 /// `text` with each reduction's variable (`uses`: variable, use) written as the use.
 fn shown(mut text: String, uses: &[(String, String)]) -> String {
-    for (name, use_) in uses {
+    // The last first: `__parcomp_grouped_1` is a prefix of `__parcomp_grouped_10`.
+    for (name, use_) in uses.iter().rev() {
         text = text.replace(name, use_);
     }
     text
