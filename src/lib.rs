@@ -211,7 +211,9 @@ pub mod __rt {
         require_scalar, require_slice,
     };
     pub use comprehension_runtime::gpu::par_fn::{ParFn, ParFnEntry};
-    pub use comprehension_runtime::gpu::types::{ColumnReader, ColumnWriter, DeviceType, TypeDesc};
+    pub use comprehension_runtime::gpu::types::{
+        ColumnReader, ColumnWriter, DeviceType, Prim, TypeDesc,
+    };
     pub use comprehension_runtime::inventory;
     pub use comprehension_runtime::pipeline::{
         source, All, Any, CollectVec, Count, Fold, MaxReducer, MinReducer, ProductReducer,

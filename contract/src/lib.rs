@@ -205,6 +205,10 @@ pub enum Constraint<Ids: ConstraintIds = Static> {
     /// `#[derive(DeviceValue)]` (which the macro cannot see: the field is found by name in the
     /// struct's observed layout).
     Member(Ids::Class, Ids::Name, Ids::Class),
+    /// The class is a fieldless enum with `#[derive(DeviceValue)]` that has a variant of this
+    /// name (`Color::Red` in a `#[par_fn]`: its value is the variant's discriminant, which the
+    /// runtime finds in the enum's observed description).
+    Variant(Ids::Class, Ids::Name),
     /// The first class is `Option` of the second.
     Option(Ids::Class, Ids::Class),
     /// The class is the type of a captured value.
@@ -228,7 +232,15 @@ pub enum Constraint<Ids: ConstraintIds = Static> {
 /// keeps a field named like a C, OpenCL or CUDA keyword (`half`, `int`) or a macro of the
 /// kernels from clashing; `_` is written `__` and a character C does not allow in a name as
 /// its code (`_u` hex `_`), so that two names never meet.
+///
+/// A tuple struct's fields are named by their positions (`0`, `1`): they are `f0`, `f1`, the
+/// members of a tuple, so that `w.0` reads the same member whether `w` turns out to be a tuple
+/// or a tuple struct (the macro cannot tell). A named field never starts with a digit, so it
+/// never meets them.
 pub fn member_name(name: &str) -> String {
+    if !name.is_empty() && name.bytes().all(|b| b.is_ascii_digit()) {
+        return format!("f{name}");
+    }
     let mut out = String::from("m_");
     for c in name.chars() {
         if c.is_ascii_alphanumeric() {
@@ -395,6 +407,10 @@ mod tests {
         assert_eq!(member_name("strike_price"), "m_strike__price");
         assert_eq!(member_name("é"), "m__ue9_");
         assert_ne!(member_name("é"), member_name("_ue9_"));
+        // A tuple struct's fields are a tuple's members.
+        assert_eq!(member_name("0"), "f0");
+        assert_eq!(member_name("12"), "f12");
+        assert_ne!(member_name("f0"), member_name("0"));
     }
 
     #[test]

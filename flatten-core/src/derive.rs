@@ -1,14 +1,17 @@
-//! `#[derive(DeviceValue)]`: a struct with named fields whose types are device values becomes a
-//! device value itself, stored on the device as one column per leaf field.
+//! `#[derive(DeviceValue)]`: a struct whose fields are device values becomes a device value
+//! itself, stored on the device as one column per leaf field; a fieldless enum becomes one
+//! stored as its discriminant.
 //!
-//! The derive implements the runtime's `DeviceType` for the struct: its description
-//! (`TypeDesc::Struct`, the struct's name and its fields by name, in declaration order) and
-//! how its values are written to and read from the columns, field by field. The macro that
-//! compiles a comprehension cannot see the struct, so the kernels read a field by its name
-//! (`p.x` is the C member `m_x`) and the runtime finds the field's type in the description it
-//! observes, as it finds a tuple's `.0`.
+//! The derive implements the runtime's `DeviceType` for the type: its description
+//! (`TypeDesc::Struct`, the struct's name and its fields by name, in declaration order, a tuple
+//! struct's named `0`, `1`, ...; `TypeDesc::Enum`, the enum's name, the primitive of its
+//! `#[repr]` and its variants' discriminants) and how its values are written to and read from
+//! the columns. The macro that compiles a comprehension cannot see the type, so the kernels
+//! read a field by its name (`p.x` is the C member `m_x`, `w.0` the member `f0` as in a tuple)
+//! and name a variant by its name (`Color::Red`), and the runtime finds the field's type and
+//! the variant's value in the description it observes, as it finds a tuple's `.0`.
 //!
-//! Parsing, validation and expansion are separate: [`parse`] reads the struct, [`validate`]
+//! Parsing, validation and expansion are separate: [`parse`] reads the type, [`validate`]
 //! refuses every field whose type cannot be a device value (all of them at once, each at its
 //! own span), [`expand`] writes the impl. A field type this macro cannot judge (another struct,
 //! a type alias) is left to the impl's bounds: `DeviceType`'s own error names the type.
@@ -20,39 +23,105 @@ use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Type};
 
-/// A struct to derive for: its name, generics and named fields.
+/// A type to derive for: its name and generics, and what it holds.
 pub struct Derived {
     input: DeriveInput,
-    fields: Vec<(syn::Ident, Type)>,
+    shape: Shape,
 }
 
-/// Reads the struct: refuses enums, unions and structs without named fields.
+/// What a derived type holds.
+enum Shape {
+    /// A struct's fields (a tuple struct's named by their positions), and whether they are
+    /// positional.
+    Struct { fields: Vec<(syn::Member, Type)>, tuple: bool },
+    /// A fieldless enum's variants, and the primitive of its `#[repr]` (`isize` without one).
+    Enum { variants: Vec<syn::Ident>, repr: syn::Ident },
+}
+
+/// The integer types a `#[repr]` may give an enum's discriminant (`i128`/`u128` are not device
+/// values).
+const REPRS: &[&str] = &["i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "isize", "usize"];
+
+/// Reads the type: a struct (named fields, a tuple struct or a unit struct) or a fieldless enum;
+/// refuses unions and enums whose variants hold fields.
 pub fn parse(input: TokenStream) -> Result<Derived, syn::Error> {
     let input: DeriveInput = syn::parse2(input)?;
-    let fields = match &input.data {
+    let shape = match &input.data {
         Data::Struct(data) => match &data.fields {
-            Fields::Named(named) => named
-                .named
-                .iter()
-                .map(|f| (f.ident.clone().expect("a named field"), f.ty.clone()))
-                .collect(),
-            Fields::Unit => Vec::new(),
-            Fields::Unnamed(_) => return Err(error_spanned(
-                &input.ident,
-                "`DeviceValue` is derived for structs with named fields; this is a tuple struct",
-                "give the fields names (`struct Point { x: f64, y: f64 }`), or use a tuple \
-                     `(f64, f64)`, which is a device value already",
-            )),
+            Fields::Named(named) => Shape::Struct {
+                fields: named
+                    .named
+                    .iter()
+                    .map(|f| {
+                        (syn::Member::Named(f.ident.clone().expect("a named field")), f.ty.clone())
+                    })
+                    .collect(),
+                tuple: false,
+            },
+            Fields::Unnamed(unnamed) => Shape::Struct {
+                fields: unnamed
+                    .unnamed
+                    .iter()
+                    .enumerate()
+                    .map(|(k, f)| (syn::Member::Unnamed(syn::Index::from(k)), f.ty.clone()))
+                    .collect(),
+                tuple: true,
+            },
+            Fields::Unit => Shape::Struct { fields: Vec::new(), tuple: false },
         },
-        Data::Enum(_) | Data::Union(_) => {
+        Data::Enum(data) => {
+            let mut errors = Errors::default();
+            let mut variants = Vec::new();
+            for variant in &data.variants {
+                if !matches!(variant.fields, Fields::Unit) {
+                    errors.push(error_spanned(
+                        &variant.fields,
+                        format!(
+                            "`{}` cannot derive `DeviceValue`: its variant `{}` holds fields",
+                            input.ident, variant.ident
+                        ),
+                        "the device holds fieldless enums (stored as their discriminants); keep \
+                         the fields in a struct beside the enum",
+                    ));
+                }
+                variants.push(variant.ident.clone());
+            }
+            if variants.is_empty() {
+                errors.push(error_spanned(
+                    &input.ident,
+                    format!("`{}` cannot derive `DeviceValue`: it has no variants", input.ident),
+                    "an enum without variants has no values to hold",
+                ));
+            }
+            let mut repr = syn::Ident::new("isize", input.ident.span());
+            for attr in input.attrs.iter().filter(|a| a.path().is_ident("repr")) {
+                let _ = attr.parse_nested_meta(|meta| {
+                    if let Some(ident) = meta.path.get_ident() {
+                        if REPRS.contains(&ident.to_string().as_str()) {
+                            repr = ident.clone();
+                        } else if ident == "i128" || ident == "u128" {
+                            errors.push(error_spanned(
+                                ident,
+                                format!("`{}` cannot derive `DeviceValue`: its discriminant is a 128-bit integer", input.ident),
+                                "give it a `#[repr]` of 64 bits or fewer (`#[repr(u8)]`)",
+                            ));
+                        }
+                    }
+                    Ok(())
+                });
+            }
+            errors.finish(())?;
+            Shape::Enum { variants, repr }
+        }
+        Data::Union(_) => {
             return Err(error_spanned(
                 &input.ident,
-                "`DeviceValue` is derived for structs with named fields",
+                "`DeviceValue` is derived for structs and fieldless enums, not unions",
                 "the device holds structs whose fields are device values",
             ))
         }
     };
-    Ok(Derived { input, fields })
+    Ok(Derived { input, shape })
 }
 
 /// What the device values are, for help lines.
@@ -122,28 +191,57 @@ fn not_device(ty: &Type) -> Option<String> {
 /// Refuses each field whose type cannot be a device value, naming it.
 pub fn validate(derived: &Derived, errors: &mut Errors) {
     let name = &derived.input.ident;
-    for (field, ty) in &derived.fields {
-        if let Some(why) = not_device(ty) {
-            let field = field.unraw();
-            errors.push(error_spanned(
-                ty,
-                format!(
-                    "`{name}` cannot derive `DeviceValue`: its field `{field}` holds {why}, \
-                     which cannot be a device value"
-                ),
-                format!(
-                    "{DEVICE_VALUES}; keep `{field}` in another struct, or store what the \
-                     device needs of it (a number, an index) instead"
-                ),
-            ));
+    match &derived.shape {
+        Shape::Struct { fields, .. } => {
+            for (field, ty) in fields {
+                let field = member_text(field);
+                if let Some(why) = not_device(ty) {
+                    errors.push(error_spanned(
+                        ty,
+                        format!(
+                            "`{name}` cannot derive `DeviceValue`: its field `{field}` holds \
+                             {why}, which cannot be a device value"
+                        ),
+                        format!(
+                            "{DEVICE_VALUES}; keep `{field}` in another struct, or store what \
+                             the device needs of it (a number, an index) instead"
+                        ),
+                    ));
+                }
+                if !field.is_ascii() {
+                    errors.push(error_spanned(
+                        ty,
+                        format!(
+                            "`{name}`'s field `{field}` has a name the device's C cannot write"
+                        ),
+                        "name the fields of a `DeviceValue` struct with ASCII letters, digits and \
+                         `_`",
+                    ));
+                }
+            }
         }
-        if !field.unraw().to_string().is_ascii() {
-            errors.push(error_spanned(
-                field,
-                format!("`{name}`'s field `{field}` has a name the device's C cannot write"),
-                "name the fields of a `DeviceValue` struct with ASCII letters, digits and `_`",
-            ));
+        Shape::Enum { variants, .. } => {
+            for variant in variants {
+                if !variant.unraw().to_string().is_ascii() {
+                    errors.push(error_spanned(
+                        variant,
+                        format!(
+                            "`{name}`'s variant `{variant}` has a name the device's C cannot write"
+                        ),
+                        "name the variants of a `DeviceValue` enum with ASCII letters, digits and \
+                         `_`",
+                    ));
+                }
+            }
         }
+    }
+}
+
+/// A field's name as the kernels know it (`x`, `0`).
+fn member_text(member: &syn::Member) -> String {
+    match member {
+        syn::Member::Named(ident) => ident.unraw().to_string(),
+        syn::Member::Unnamed(index) => index.index.to_string(),
     }
 }
 
@@ -162,37 +260,101 @@ pub fn expand(derived: &Derived, rt: &TokenStream) -> TokenStream {
         generics.make_where_clause().predicates.extend(bounds);
     }
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-    let descs = derived.fields.iter().map(|(field, ty)| {
-        let text = field.unraw().to_string();
-        quote_spanned! {ty.span()=> (#text, <#ty as #rt::DeviceType>::desc()) }
-    });
-    let writes = derived.fields.iter().map(|(field, ty)| {
-        quote_spanned! {ty.span()=> <#ty as #rt::DeviceType>::write(&self.#field, out); }
-    });
-    let reads = derived.fields.iter().map(|(field, ty)| {
-        quote_spanned! {ty.span()=> #field: <#ty as #rt::DeviceType>::read(input), }
-    });
+    let (desc, write, read) = match &derived.shape {
+        Shape::Struct { fields, tuple } => struct_parts(fields, *tuple, rt),
+        Shape::Enum { variants, repr } => enum_parts(name, variants, repr, rt),
+    };
     quote! {
         #[automatically_derived]
         impl #impl_generics #rt::DeviceType for #name #ty_generics #where_clause {
             fn desc() -> #rt::TypeDesc {
-                #rt::TypeDesc::Struct(
-                    ::core::any::type_name::<Self>(),
-                    ::std::vec![#(#descs),*],
-                )
+                #desc
             }
             #[inline]
             #[allow(unused_variables)]
             fn write(&self, out: &mut #rt::ColumnWriter<'_>) {
-                #(#writes)*
+                #write
             }
             #[inline]
             #[allow(unused_variables)]
             fn read(input: &mut #rt::ColumnReader<'_>) -> Self {
-                Self { #(#reads)* }
+                #read
             }
         }
     }
+}
+
+/// A struct's description, and its writes and reads, field by field.
+fn struct_parts(
+    fields: &[(syn::Member, Type)],
+    tuple: bool,
+    rt: &TokenStream,
+) -> (TokenStream, TokenStream, TokenStream) {
+    let descs = fields.iter().map(|(field, ty)| {
+        let text = member_text(field);
+        quote_spanned! {ty.span()=> (#text, <#ty as #rt::DeviceType>::desc()) }
+    });
+    let desc = quote! {
+        #rt::TypeDesc::Struct(::core::any::type_name::<Self>(), ::std::vec![#(#descs),*])
+    };
+    let writes = fields.iter().map(|(field, ty)| {
+        quote_spanned! {ty.span()=> <#ty as #rt::DeviceType>::write(&self.#field, out); }
+    });
+    let reads = fields.iter().map(|(_, ty)| {
+        quote_spanned! {ty.span()=> <#ty as #rt::DeviceType>::read(input) }
+    });
+    let read = if tuple {
+        quote! { Self(#(#reads),*) }
+    } else {
+        let names = fields.iter().map(|(field, _)| field);
+        quote! { Self { #(#names: #reads),* } }
+    };
+    (desc, quote! { #(#writes)* }, read)
+}
+
+/// A fieldless enum's description (its variants' discriminants, read with `as`), and its
+/// write and read as the discriminant, a value of its `#[repr]`.
+fn enum_parts(
+    name: &syn::Ident,
+    variants: &[syn::Ident],
+    repr: &syn::Ident,
+    rt: &TokenStream,
+) -> (TokenStream, TokenStream, TokenStream) {
+    let texts = variants.iter().map(|v| v.unraw().to_string());
+    let prim = syn::Ident::new(
+        match repr.to_string().as_str() {
+            "i8" => "I8",
+            "u8" => "U8",
+            "i16" => "I16",
+            "u16" => "U16",
+            "i32" => "I32",
+            "u32" => "U32",
+            "i64" | "isize" => "I64",
+            _ => "U64",
+        },
+        repr.span(),
+    );
+    let desc = quote! {
+        #rt::TypeDesc::Enum(
+            ::core::any::type_name::<Self>(),
+            #rt::Prim::#prim,
+            ::std::vec![#((#texts, Self::#variants as i128)),*],
+        )
+    };
+    let write = quote! { <#repr as #rt::DeviceType>::write(&(*self as #repr), out); };
+    // Every value the device holds came from a variant (the kernels only copy, compare and
+    // name variants), so another discriminant is a parcomp bug, not the user's.
+    let read = quote! {
+        let value = <#repr as #rt::DeviceType>::read(input);
+        #(if value == Self::#variants as #repr { return Self::#variants; })*
+        ::core::panic!(
+            "parcomp internal error: the device returned {} for the enum `{}`, which is none of \
+             its discriminants",
+            value,
+            ::core::stringify!(#name),
+        )
+    };
+    (desc, write, read)
 }
 
 /// `#[derive(DeviceValue)]`: the impl, or every error found.
@@ -244,7 +406,33 @@ mod tests {
         let code = crate::text(&expand(&derived, &quote! { rt }));
         assert!(code.contains("(\"x\", < f64 as rt::DeviceType > ::desc())"), "{code}");
         assert!(code.contains("\"type\""), "{code}");
-        assert!(parse(quote! { struct T(u8); }).is_err());
-        assert!(parse(quote! { enum E { A } }).is_err());
+    }
+
+    #[test]
+    fn tuple_structs_name_their_fields_by_position() {
+        let derived = parse(quote! { struct T(u8, f32); }).unwrap();
+        let code = crate::text(&expand(&derived, &quote! { rt }));
+        assert!(code.contains("(\"0\", < u8 as rt::DeviceType > ::desc())"), "{code}");
+        assert!(code.contains("(\"1\", < f32 as rt::DeviceType > ::desc())"), "{code}");
+        assert!(code.contains("&self.1"), "{code}");
+    }
+
+    #[test]
+    fn fieldless_enums_are_their_discriminants_and_others_are_refused() {
+        let derived = parse(quote! { #[repr(u8)] enum E { A, r#B = 7 } }).unwrap();
+        let code = crate::text(&expand(&derived, &quote! { rt }));
+        assert!(code.contains("rt::Prim::U8"), "{code}");
+        assert!(code.contains("(\"B\", Self::r#B as i128)"), "{code}");
+        let default =
+            crate::text(&expand(&parse(quote! { enum E { A } }).unwrap(), &quote! { rt }));
+        assert!(default.contains("rt::Prim::I64"), "{default}");
+        let errors = parse(quote! { enum E { A(u8), B { x: u8 }, C } }).err().unwrap();
+        let errors: Vec<String> = errors.into_iter().map(|e| e.to_string()).collect();
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[0].contains("variant `A` holds fields"), "{}", errors[0]);
+        assert!(errors[1].contains("variant `B` holds fields"), "{}", errors[1]);
+        assert!(parse(quote! { enum E {} }).is_err());
+        assert!(parse(quote! { #[repr(u128)] enum E { A } }).is_err());
+        assert!(parse(quote! { union U { a: u8 } }).is_err());
     }
 }

@@ -24,6 +24,8 @@ enum Shape {
     Option(usize),
     /// A derived struct: its name and its fields' classes by name.
     Struct(&'static str, Vec<(&'static str, usize)>),
+    /// A derived fieldless enum (its description: it holds no classes).
+    Enum(TypeDesc),
 }
 
 /// The observed types the constraints refer to.
@@ -85,6 +87,7 @@ impl Solver {
                 let fields = fields.iter().map(|(f, t)| (*f, self.of(t))).collect();
                 self.fresh(Shape::Struct(name, fields))
             }
+            TypeDesc::Enum(..) => self.fresh(Shape::Enum(desc.clone())),
         }
     }
 
@@ -129,6 +132,7 @@ impl Solver {
                 }
                 Shape::Struct(n, xs)
             }
+            (Shape::Enum(x), Shape::Enum(y)) if x == y => Shape::Enum(x),
             (x, y) => return Err(format!("a type is both {x:?} and {y:?}")),
         };
         self.shape[a] = merged;
@@ -161,6 +165,7 @@ impl Solver {
                     .map(|&(f, c)| Ok((f, self.desc(c, depth + 1)?)))
                     .collect::<Result<_, String>>()?,
             ),
+            Shape::Enum(desc) => desc,
         })
     }
 }
@@ -242,9 +247,10 @@ pub(crate) fn solve(
                 let b = s.of(ret);
                 s.unify(check(a)?, b)?
             }
-            Constraint::Field(..) | Constraint::Member(..) | Constraint::Unsigned(..) => {
-                deferred.push(*constraint)
-            }
+            Constraint::Field(..)
+            | Constraint::Member(..)
+            | Constraint::Variant(..)
+            | Constraint::Unsigned(..) => deferred.push(*constraint),
         }
     }
     // Fields and unsigned counterparts, once the tuples and integers they refer to are known.
@@ -262,6 +268,16 @@ pub(crate) fn solve(
                                 format!("field .{k} of a tuple of {}", items.len())
                             })?;
                             s.unify(item, check(b)?)?;
+                            progress = true;
+                        }
+                        // A tuple struct's field, named by its position.
+                        Shape::Struct(ty, fields) => {
+                            let name = k.to_string();
+                            let field =
+                                fields.iter().find(|(f, _)| *f == name).ok_or_else(|| {
+                                    format!("`{ty}` has no field `{name}` the device knows")
+                                })?;
+                            s.unify(field.1, check(b)?)?;
                             progress = true;
                         }
                         Shape::Option(inner) if k == 1 => {
@@ -291,6 +307,19 @@ pub(crate) fn solve(
                         other => return Err(format!("field `{name}` of {other:?}")),
                     }
                 }
+                Constraint::Variant(a, name) => {
+                    let ra = s.find(check(a)?);
+                    match s.shape[ra].clone() {
+                        Shape::Enum(TypeDesc::Enum(ty, _, variants)) => {
+                            if !variants.iter().any(|(v, _)| *v == name) {
+                                return Err(format!("`{ty}` has no variant `{name}`"));
+                            }
+                            progress = true;
+                        }
+                        Shape::Unknown => waiting.push(constraint),
+                        other => return Err(format!("variant `{name}` of {other:?}")),
+                    }
+                }
                 Constraint::Unsigned(a, b) => {
                     let rb = s.find(check(b)?);
                     match s.shape[rb].clone() {
@@ -302,7 +331,7 @@ pub(crate) fn solve(
                         _ => waiting.push(constraint),
                     }
                 }
-                _ => unreachable!("only fields and unsigned counterparts wait"),
+                _ => unreachable!("only fields, variants and unsigned counterparts wait"),
             }
         }
         deferred = waiting;
@@ -365,5 +394,37 @@ mod tests {
         let other = TypeDesc::Struct("m::Other", vec![("x", TypeDesc::Prim(Prim::F32))]);
         let same = [Constraint::Root(0), Constraint::Output(0)];
         assert!(solve(1, &same, &observed(point, other)).is_err());
+    }
+
+    #[test]
+    fn tuple_struct_fields_by_position_and_enum_variants() {
+        let meters = TypeDesc::Struct(
+            "m::Meters",
+            vec![("0", TypeDesc::Prim(Prim::F64)), ("1", TypeDesc::Prim(Prim::U16))],
+        );
+        // `w.1` of a tuple struct: the field named `1`.
+        let constraints = [Constraint::Root(0), Constraint::Field(0, 1, 1), Constraint::Output(1)];
+        let types =
+            solve(2, &constraints, &observed(meters.clone(), TypeDesc::Prim(Prim::U16))).unwrap();
+        assert_eq!(types[1], TypeDesc::Prim(Prim::U16));
+        let past = [Constraint::Root(0), Constraint::Field(0, 2, 1), Constraint::Output(1)];
+        assert!(solve(2, &past, &observed(meters, TypeDesc::Prim(Prim::U16))).is_err());
+        // `Color::Blue` compared with an element: the element's enum, which must have it.
+        let color = TypeDesc::Enum("m::Color", Prim::I64, vec![("Red", 0), ("Blue", 5)]);
+        let blue = [Constraint::Root(0), Constraint::Variant(1, "Blue"), Constraint::Same(0, 1)];
+        let types = solve(2, &blue, &observed(color.clone(), TypeDesc::Prim(Prim::Bool))).unwrap();
+        assert_eq!(types, [color.clone(), color.clone()]);
+        let green = [Constraint::Root(0), Constraint::Variant(1, "Green"), Constraint::Same(0, 1)];
+        let err = solve(2, &green, &observed(color.clone(), TypeDesc::Prim(Prim::Bool)));
+        assert!(err.unwrap_err().contains("has no variant `Green`"));
+        // An enum is not its primitive, nor another enum.
+        let level = TypeDesc::Enum("m::Level", Prim::I64, vec![("Red", 0)]);
+        let same = [Constraint::Root(0), Constraint::Output(0)];
+        assert!(solve(1, &same, &observed(color.clone(), level)).is_err());
+        assert!(solve(1, &same, &observed(color, TypeDesc::Prim(Prim::I64))).is_err());
+        // A variant whose enum nothing observes cannot be solved.
+        let alone = [Constraint::Variant(0, "Red")];
+        assert!(solve(1, &alone, &observed(TypeDesc::Prim(Prim::U8), TypeDesc::Prim(Prim::U8)))
+            .is_err());
     }
 }

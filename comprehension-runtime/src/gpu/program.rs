@@ -81,19 +81,39 @@ impl TypePrelude {
         &self.names[t]
     }
 
-    /// `#define PC_Cn tag` for classes solved to `types`.
+    /// `#define PC_Cn tag` for classes solved to `types`, and for a class solved to a
+    /// fieldless enum `#define PC_Cn_V_<variant> value` for each of its variants (what the
+    /// macro writes for `Color::Red` in a `#[par_fn]`).
     pub(crate) fn class_defines(&self, types: &[TypeDesc]) -> String {
         let mut out = String::new();
         for (k, t) in types.iter().enumerate() {
-            let _ = writeln!(out, "#define PC_C{k} {}", self.tag(t));
+            let tag = self.tag(t);
+            let _ = writeln!(out, "#define PC_C{k} {tag}");
+            if let TypeDesc::Enum(_, _, variants) = t {
+                for (name, value) in variants {
+                    // The discriminant's bits, converted to the enum's primitive as every
+                    // integer literal is (`PC_ILIT`).
+                    let _ =
+                        writeln!(out, "#define PC_C{k}_V_{name} PC_ILIT({tag}, {})", *value as u64);
+                }
+            }
         }
         out
     }
 }
 
-/// `#undef`s of `n` class macros.
-pub(crate) fn class_undefs(n: usize) -> String {
-    (0..n).map(|k| format!("#undef PC_C{k}\n")).collect()
+/// `#undef`s of the class macros of classes solved to `types` ([`TypePrelude::class_defines`]).
+pub(crate) fn class_undefs(types: &[TypeDesc]) -> String {
+    let mut out = String::new();
+    for (k, t) in types.iter().enumerate() {
+        let _ = writeln!(out, "#undef PC_C{k}");
+        if let TypeDesc::Enum(_, _, variants) = t {
+            for (name, _) in variants {
+                let _ = writeln!(out, "#undef PC_C{k}_V_{name}");
+            }
+        }
+    }
+    out
 }
 
 /// The type prelude declaring every type of `types`.
@@ -162,6 +182,9 @@ fn declare(t: &TypeDesc, names: &mut HashMap<TypeDesc, String>, out: &mut String
         TypeDesc::Struct(_, fields) if fields.is_empty() => {
             declare(&TypeDesc::Tuple(Vec::new()), names, out)
         }
+        // A fieldless enum is its discriminant: its primitive's tag, so that comparisons and
+        // `as` casts are the primitive's.
+        TypeDesc::Enum(_, repr, _) => declare(&TypeDesc::Prim(*repr), names, out),
         TypeDesc::Tuple(_) | TypeDesc::Option(_) | TypeDesc::Struct(..) => {
             let (parts, members, prefix) = match t {
                 TypeDesc::Tuple(items) => (items.clone(), positional(items.len()), "tup"),
@@ -173,7 +196,7 @@ fn declare(t: &TypeDesc, names: &mut HashMap<TypeDesc, String>, out: &mut String
                     fields.iter().map(|(f, _)| parcomp_contract::member_name(f)).collect(),
                     "st",
                 ),
-                TypeDesc::Prim(_) => unreachable!(),
+                TypeDesc::Prim(_) | TypeDesc::Enum(..) => unreachable!(),
             };
             let part_tags: Vec<String> = parts.iter().map(|p| declare(p, names, out)).collect();
             let tag = format!("{prefix}{}", names.len());
@@ -292,7 +315,7 @@ fn composite(
 fn leaf_paths(t: &TypeDesc) -> Vec<(String, Prim)> {
     fn walk(t: &TypeDesc, path: String, out: &mut Vec<(String, Prim)>) {
         match t {
-            TypeDesc::Prim(p) => out.push((path, *p)),
+            TypeDesc::Prim(p) | TypeDesc::Enum(_, p, _) => out.push((path, *p)),
             TypeDesc::Tuple(items) => {
                 for (k, item) in items.iter().enumerate() {
                     walk(item, format!("{path}.f{k}"), out);

@@ -155,7 +155,7 @@ fn prepared(
         for k in 0..unit.callees.len() {
             let _ = writeln!(par_fn_source, "#undef PC_FN_{k}");
         }
-        par_fn_source.push_str(&program::class_undefs(unit.types.len()));
+        par_fn_source.push_str(&program::class_undefs(&unit.types));
         faults.extend(
             unit.entry.faults.iter().map(|f| format!("{f}` in `#[par_fn] {}", unit.entry.path)),
         );

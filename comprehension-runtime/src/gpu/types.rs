@@ -25,6 +25,11 @@ pub enum TypeDesc {
     /// A struct with `#[derive(DeviceValue)]`: its name (`std::any::type_name`), and its
     /// fields by name, in declaration order (their components are stored in that order).
     Struct(&'static str, Vec<(&'static str, TypeDesc)>),
+    /// A fieldless enum with `#[derive(DeviceValue)]`: its name (`std::any::type_name`), the
+    /// primitive its discriminant is stored as (its `#[repr]`, else `isize`), and its variants
+    /// by name with their discriminants, in declaration order. On the device it is that
+    /// primitive.
+    Enum(&'static str, Prim, Vec<(&'static str, i128)>),
 }
 
 impl TypeDesc {
@@ -44,6 +49,7 @@ impl TypeDesc {
                 inner.push_leaves(out);
             }
             TypeDesc::Struct(_, fields) => fields.iter().for_each(|(_, t)| t.push_leaves(out)),
+            TypeDesc::Enum(_, repr, _) => out.push(*repr),
         }
     }
 
@@ -74,7 +80,7 @@ impl fmt::Display for TypeDesc {
                 f.write_str(")")
             }
             TypeDesc::Option(inner) => write!(f, "Option<{inner}>"),
-            TypeDesc::Struct(name, _) => f.write_str(name),
+            TypeDesc::Struct(name, _) | TypeDesc::Enum(name, ..) => f.write_str(name),
         }
     }
 }

@@ -223,6 +223,9 @@ pub enum DKind {
     Unit,
     /// The zero of the node's class: `None` (an `Option` whose flag and value are zeros).
     Zero,
+    /// `Color::Red` in a `#[par_fn]`: the discriminant of the variant of this name of the
+    /// node's class, a fieldless enum with `#[derive(DeviceValue)]`.
+    Variant(String),
     /// `while cond { body }` (`loop` is `while true`).
     While(Box<DExpr>, Box<DExpr>),
     /// `for local in start..end { body }` (`..=` when `inclusive`).

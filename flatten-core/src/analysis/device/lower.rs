@@ -513,6 +513,20 @@ impl<'a> Lower<'a> {
         if n < 2 {
             return Err(unknown());
         }
+        // `Color::Red`, `module::Color::Red`: a variant of a fieldless enum with
+        // `#[derive(DeviceValue)]`, by Rust's naming conventions (a type's constants are
+        // written in capitals, `i32::MAX`); its type is found where the value goes.
+        if path.qself.is_none() && path.path.segments.iter().all(|s| s.arguments.is_none()) {
+            let ty = path.path.segments[n - 2].ident.unraw().to_string();
+            let name = path.path.segments[n - 1].ident.unraw().to_string();
+            let lower = |s: &str| s.chars().any(|c| c.is_ascii_lowercase());
+            let camel_type = ty.starts_with(char::is_uppercase) && lower(&ty) && ty != "Self";
+            if camel_type && (lower(&name) || name.len() == 1) {
+                let class = self.ctx.class();
+                self.ctx.constrain(Constraint::Variant(class, name.clone()));
+                return Ok(DExpr { kind: DKind::Variant(name), class });
+            }
+        }
         let (ty, name) = if n >= 3 && segments[n - 2] == "consts" {
             (segments[n - 3].as_str(), segments[n - 1].as_str())
         } else {
@@ -877,18 +891,38 @@ impl<'a> Lower<'a> {
             Pat::Struct(s) if s.qself.is_none() => {
                 let mut fields = Vec::new();
                 for field in &s.fields {
-                    let syn::Member::Named(name) = &field.member else {
-                        return Err(not_device(
-                            field.span(),
-                            "binds a tuple struct's fields, which the device does not have"
-                                .to_string(),
-                            "device patterns are names, `_`, tuples and structs with named fields",
-                        ));
+                    let name = match &field.member {
+                        syn::Member::Named(name) => name.unraw().to_string(),
+                        // `Wrapper { 0: a }`
+                        syn::Member::Unnamed(index) => index.index.to_string(),
                     };
-                    let name = name.unraw().to_string();
                     let c = self.ctx.class();
                     self.ctx.constrain(Constraint::Member(class, name.clone(), c));
                     fields.push((name, self.bind_pattern(&field.pat, c)?));
+                }
+                Ok(DPat::Struct(fields))
+            }
+            // `Wrapper(a, b)`, `Wrapper(a, ..)`: a tuple struct's fields by position (irrefutable
+            // in a `let` or a parameter, as for `Point { .. }`).
+            Pat::TupleStruct(s) if s.qself.is_none() => {
+                let mut fields = Vec::new();
+                for (k, item) in s.elems.iter().enumerate() {
+                    if let Pat::Rest(rest) = item {
+                        if k + 1 != s.elems.len() {
+                            return Err(not_device(
+                                rest.span(),
+                                "binds a tuple struct's fields after `..`, which the device does \
+                                 not have"
+                                    .to_string(),
+                                "name the fields before `..` (`Wrapper(a, _, ..)`)",
+                            ));
+                        }
+                        break;
+                    }
+                    let name = k.to_string();
+                    let c = self.ctx.class();
+                    self.ctx.constrain(Constraint::Member(class, name.clone(), c));
+                    fields.push((name, self.bind_pattern(item, c)?));
                 }
                 Ok(DPat::Struct(fields))
             }
@@ -949,6 +983,14 @@ impl<'a> Lower<'a> {
                     Some((_, sub)) => self.arm_pattern(sub, class, alternatives, bind),
                     None => Ok(()),
                 }
+            }
+            // `Color::Red`: a fieldless enum's variant (in a comprehension a value read on the
+            // host; in a `#[par_fn]` the variant's discriminant, found by the runtime).
+            Pat::Path(path) => {
+                let value = self.expr(&Expr::Path(path.clone()))?;
+                self.ctx.same(value.class, class);
+                alternatives.push(ArmPattern::Value(value));
+                Ok(())
             }
             Pat::Lit(lit) => {
                 let value = self.expr(&Expr::Lit(lit.clone()))?;
@@ -1129,15 +1171,11 @@ impl<'a> Lower<'a> {
                 }
             }
         }
-        // `Wrapper(x)`, `Shape::Circle(r)`: a tuple struct or variant, by Rust's naming
+        // `Wrapper(x)`, `Shape::Circle(r)`: a tuple struct or a variant, by Rust's naming
         // conventions, not a function the device could call. (`Some(x)` is made below.)
         let some = segments.len() == 1 && segments[0] == "Some" && call.args.len() == 1;
         if let Some(last) = segments.last().filter(|l| l.starts_with(char::is_uppercase) && !some) {
-            return Err(not_device(
-                call.func.span(),
-                format!("constructs `{last}(..)`, which the device does not have"),
-                SUBSET,
-            ));
+            return self.tuple_struct(call, &segments, last);
         }
         let args = call.args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>, _>>()?;
         let n = segments.len();
@@ -1217,6 +1255,34 @@ impl<'a> Lower<'a> {
             self.ctx.same(a.class, param);
         }
         Ok(DExpr { kind: DKind::Call(id, args), class })
+    }
+
+    /// `Wrapper(a, b)` (also `Self(a, b)` and `module::Wrapper(a, b)`): a tuple struct with
+    /// `#[derive(DeviceValue)]`, built as a struct whose fields are named `0`, `1`, ... (its
+    /// type is found where the value goes, as for `Point { .. }`). A variant with fields
+    /// (`Shape::Circle(r)`, `Ok(x)`) is refused: the device holds fieldless enums only.
+    fn tuple_struct(&mut self, call: &syn::ExprCall, segments: &[String], last: &str) -> Lowered {
+        let n = segments.len();
+        let variant = matches!(last, "Ok" | "Err")
+            || (n >= 2
+                && segments[n - 2].starts_with(char::is_uppercase)
+                && segments[n - 2] != "Self");
+        if variant {
+            return Err(not_device(
+                call.func.span(),
+                format!("constructs `{}(..)`, an enum variant with fields, which the device does not have", segments.join("::")),
+                "the device holds structs and fieldless enums with `#[derive(DeviceValue)]`",
+            ));
+        }
+        let class = self.ctx.class();
+        let mut fields = Vec::new();
+        for (k, arg) in call.args.iter().enumerate() {
+            let value = self.expr(arg)?;
+            let name = k.to_string();
+            self.ctx.constrain(Constraint::Member(class, name.clone(), value.class));
+            fields.push((name, value));
+        }
+        Ok(DExpr { kind: DKind::Struct(fields, None), class })
     }
 
     fn inline_closure(

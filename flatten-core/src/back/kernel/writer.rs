@@ -235,6 +235,9 @@ impl<'c> ExprWriter<'c> {
                 format!("({sb}).f{n}")
             }
             DKind::Zero => format!("PC_OP(zero, {})()", class(e.class)),
+            // The runtime defines `PC_Cn_V_<variant>` beside `PC_Cn` for a class solved to an
+            // enum (`program::TypePrelude::class_defines`).
+            DKind::Variant(name) => format!("{}_V_{name}", class(e.class)),
             DKind::Member(base, name) => {
                 let sb = self.expr(base, body);
                 format!("({sb}).{}", parcomp_contract::member_name(name))
