@@ -101,6 +101,15 @@ fn scaled(m: Meters, by: f64) -> Meters {
     Meters(d * by, k.wrapping_add(k))
 }
 
+/// Struct literals typed by their names alone (the parameter's type is the struct so named):
+/// built, then only taken apart or read by field.
+#[par_fn]
+fn rebuilt(m: Meters) -> f64 {
+    let Meters(a, _) = Meters(m.0, m.1);
+    let w = Meters(a * 2.0, m.1);
+    w.0 + w.1 as f64
+}
+
 /// A tuple struct taken apart in a parameter, `..` ending the pattern.
 #[par_fn]
 fn first(Meters(d, ..): Meters) -> f64 {
@@ -113,6 +122,11 @@ fn tuple_structs_in_par_fns() {
     let got = on_every_backend(|| par![scaled(m, 0.5) | m <- &ms]);
     let want: Vec<Meters> = ms.iter().map(|m| Meters(m.0 * 0.5, m.1.wrapping_add(m.1))).collect();
     assert_eq!(got, want);
+    let got = on_every_backend(|| par![rebuilt(m) | m <- &ms]);
+    assert_eq!(got, ms.iter().map(|m| m.0 * 2.0 + m.1 as f64).collect::<Vec<_>>());
+    // In a comprehension's `let`: the element's type names it.
+    let got = on_every_backend(|| par![w.0 - w.1 as f64 | m <- &ms, let w = Meters(m.0, 3)]);
+    assert_eq!(got, ms.iter().map(|m| m.0 - 3.0).collect::<Vec<_>>());
     let got = on_every_backend(|| par![first(m) | m <- &ms]);
     assert_eq!(got, ms.iter().map(|m| m.0).collect::<Vec<_>>());
     // A captured tuple struct: its fields are read on the host.

@@ -209,6 +209,10 @@ pub enum Constraint<Ids: ConstraintIds = Static> {
     /// name (`Color::Red` in a `#[par_fn]`: its value is the variant's discriminant, which the
     /// runtime finds in the enum's observed description).
     Variant(Ids::Class, Ids::Name),
+    /// The class is a struct built as `Name { .. }` or `Name(..)`: a hint, used only when
+    /// nothing else gives the class its type (a struct literal taken apart again in a
+    /// `#[par_fn]`), naming a struct the runtime observes elsewhere (a parameter, an element).
+    Named(Ids::Class, Ids::Name),
     /// The first class is `Option` of the second.
     Option(Ids::Class, Ids::Class),
     /// The class is the type of a captured value.

@@ -180,6 +180,53 @@ fn unsigned_of(p: Prim) -> Option<Prim> {
     })
 }
 
+/// Gives the first struct literal of `named` whose class is still unknown the struct of its
+/// name among the types `observed` holds (`Point` is `geo::Point`), if exactly one is: whether
+/// one was given. An alias names no observed struct, and a name two observed structs share
+/// decides nothing.
+fn name_a_literal(
+    s: &mut Solver,
+    named: &mut Vec<(usize, &'static str)>,
+    observed: &Observations<'_>,
+) -> Result<bool, String> {
+    fn walk(t: &TypeDesc, name: &str, found: &mut Vec<TypeDesc>) {
+        let base = |full: &str| {
+            let plain = full.split('<').next().unwrap_or(full);
+            plain.rsplit("::").next().unwrap_or(plain).to_string()
+        };
+        match t {
+            TypeDesc::Prim(_) => {}
+            TypeDesc::Tuple(items) => items.iter().for_each(|i| walk(i, name, found)),
+            TypeDesc::Option(inner) => walk(inner, name, found),
+            TypeDesc::Struct(full, fields) => {
+                if base(full) == name && !found.contains(t) {
+                    found.push(t.clone());
+                }
+                fields.iter().for_each(|(_, f)| walk(f, name, found));
+            }
+            TypeDesc::Enum(..) => {}
+        }
+    }
+    while let Some((class, name)) = named.pop() {
+        let root = s.find(class);
+        if s.shape[root] != Shape::Unknown {
+            continue;
+        }
+        let mut found = Vec::new();
+        let signatures = observed.par_fns.iter().flat_map(|(p, r)| p.iter().chain([r]));
+        let all = observed.captures.iter().chain(&observed.root).chain(&observed.output);
+        for t in all.chain(signatures) {
+            walk(t, name, &mut found);
+        }
+        if let [only] = found.as_slice() {
+            let b = s.of(only);
+            s.unify(class, b)?;
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 /// The type of every class, or why they cannot be solved.
 pub(crate) fn solve(
     classes: u32,
@@ -196,6 +243,7 @@ pub(crate) fn solve(
         }
     };
     let mut deferred = Vec::new();
+    let mut named = Vec::new();
     for constraint in constraints {
         match *constraint {
             Constraint::Same(a, b) => s.unify(check(a)?, check(b)?)?,
@@ -251,11 +299,20 @@ pub(crate) fn solve(
             | Constraint::Member(..)
             | Constraint::Variant(..)
             | Constraint::Unsigned(..) => deferred.push(*constraint),
+            Constraint::Named(a, name) => named.push((check(a)?, name)),
         }
     }
     // Fields and unsigned counterparts, once the tuples and integers they refer to are known.
+    // When they are stuck, a struct literal that nothing else types takes the observed struct
+    // of its name, and they go on.
     let mut progress = true;
-    while progress && !deferred.is_empty() {
+    while !deferred.is_empty() {
+        if !progress {
+            progress = name_a_literal(&mut s, &mut named, observed)?;
+            if !progress {
+                break;
+            }
+        }
         progress = false;
         let mut waiting = Vec::new();
         for constraint in deferred {
@@ -339,6 +396,8 @@ pub(crate) fn solve(
     if let Some(c) = deferred.first() {
         return Err(format!("cannot determine the type behind {c:?}"));
     }
+    // A literal nothing reads a field of (`let _unused = Point { .. }`).
+    while name_a_literal(&mut s, &mut named, observed)? {}
     (0..n).map(|c| s.desc(c, 0)).collect()
 }
 

@@ -665,6 +665,7 @@ impl<'a> Lower<'a> {
             ));
         }
         let class = self.ctx.class();
+        self.name_struct(class, &lit.path);
         let mut fields = Vec::new();
         for field in &lit.fields {
             let syn::Member::Named(name) = &field.member else {
@@ -1275,6 +1276,9 @@ impl<'a> Lower<'a> {
             ));
         }
         let class = self.ctx.class();
+        if let Expr::Path(func) = strip(&call.func) {
+            self.name_struct(class, &func.path);
+        }
         let mut fields = Vec::new();
         for (k, arg) in call.args.iter().enumerate() {
             let value = self.expr(arg)?;
@@ -1283,6 +1287,17 @@ impl<'a> Lower<'a> {
             fields.push((name, value));
         }
         Ok(DExpr { kind: DKind::Struct(fields, None), class })
+    }
+
+    /// Names the struct a literal of class `class` builds (`Point` of `geo::Point { .. }`), for
+    /// the runtime to find among the types it observes when nothing else types the literal.
+    fn name_struct(&mut self, class: Class, path: &syn::Path) {
+        if let Some(last) = path.segments.last() {
+            let name = last.ident.unraw().to_string();
+            if name != "Self" {
+                self.ctx.constrain(Constraint::Named(class, name));
+            }
+        }
     }
 
     fn inline_closure(

@@ -261,6 +261,7 @@ pub(crate) fn constraint(c: &Constraint, gpu: &TokenStream) -> TokenStream {
         Constraint::Field(a, n, b) => quote! { #ty::Field(#a, #n, #b) },
         Constraint::Member(a, name, b) => quote! { #ty::Member(#a, #name, #b) },
         Constraint::Variant(a, name) => quote! { #ty::Variant(#a, #name) },
+        Constraint::Named(a, name) => quote! { #ty::Named(#a, #name) },
         Constraint::Option(a, b) => quote! { #ty::Option(#a, #b) },
         Constraint::Capture(a, n) => quote! { #ty::Capture(#a, #n) },
         Constraint::Element(a, n) => quote! { #ty::Element(#a, #n) },
