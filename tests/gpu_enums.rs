@@ -249,3 +249,35 @@ fn enums_in_par_fns() {
         assert_eq!(on, want);
     }
 }
+
+/// A struct with named fields, for patterns.
+#[derive(Clone, Copy, Debug, PartialEq, DeviceValue)]
+struct Point {
+    x: f64,
+    y: f64,
+}
+
+#[test]
+fn struct_patterns_in_generators_and_lets() {
+    let points: Vec<Point> =
+        (0..3000).map(|i| Point { x: (i as f64 * 0.3).sin(), y: i as f64 * 0.01 }).collect();
+    let want: Vec<f64> = points.iter().filter(|p| p.x > 0.0).map(|p| p.x * p.y).collect();
+    // A struct pattern in a generator always matches: it binds the fields.
+    let got = on_every_backend(|| par![x * y | Point { x, y } <- &points, x > 0.0]);
+    assert_eq!(got, want);
+    let got = on_every_backend(|| par![x * b | Point { x, y: b } <- &points, x > 0.0]);
+    assert_eq!(got, want);
+    // In a `let` qualifier, with `..`, and a tuple struct's.
+    let got = on_every_backend(|| par![x * p.y | p <- &points, let Point { x, .. } = p, x > 0.0]);
+    assert_eq!(got, want);
+    let ms = meters(500);
+    let got = on_every_backend(|| par![d + k as f64 | Meters(d, k) <- &ms]);
+    assert_eq!(got, ms.iter().map(|m| m.0 + m.1 as f64).collect::<Vec<_>>());
+    let got = on_every_backend(|| par![d | m <- &ms, let Meters(d, ..) = m, d < 0.0]);
+    assert_eq!(got, ms.iter().filter(|m| m.0 < 0.0).map(|m| m.0).collect::<Vec<_>>());
+    // Nested in a tuple pattern.
+    let pairs: Vec<(Point, u8)> =
+        points.iter().take(100).map(|&p| (p, (p.y * 100.0) as u8)).collect();
+    let got = on_every_backend(|| par![x + k as f64 | (Point { x, .. }, k) <- &pairs]);
+    assert_eq!(got, pairs.iter().map(|(p, k)| p.x + *k as f64).collect::<Vec<_>>());
+}

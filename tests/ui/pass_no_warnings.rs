@@ -48,4 +48,30 @@ fn main() {
     // Parallel branches.
     let zipped = par![(a, b) | a <- 0..3 | b <- ['x', 'y']];
     assert_eq!(zipped, [(0, 'x'), (1, 'y')]);
+
+    // Struct patterns bind fields, some unused or left to `..`; a variant's pattern filters.
+    let points = [Point { x: 1.0, y: 2.0, z: 0 }, Point { x: -1.0, y: 0.5, z: 3 }];
+    let xs = par![x | Point { x, y, .. } <- &points, let Meters(d, ..) = Meters(y, 0), d > 0.0];
+    assert_eq!(xs, [1.0, -1.0]);
+    let shapes = [Shape::Circle { r: 2.0 }, Shape::Square(1.0), Shape::Circle { r: 0.5 }];
+    let radii = par![r | Shape::Circle { r } <- &shapes];
+    assert_eq!(radii, [2.0, 0.5]);
+    let sides = par![s | Shape::Square(s) <- &shapes];
+    assert_eq!(sides, [1.0]);
+}
+
+#[derive(Clone, Copy, parcomp::DeviceValue)]
+struct Point {
+    x: f64,
+    y: f64,
+    z: u8,
+}
+
+#[derive(Clone, Copy, parcomp::DeviceValue)]
+struct Meters(f64, u8);
+
+#[derive(Clone, Copy)]
+enum Shape {
+    Circle { r: f64 },
+    Square(f64),
 }

@@ -270,6 +270,29 @@ impl Analyzer<'_> {
                     self.pattern_vars(p, c, vars);
                 }
             }
+            // `Point { x, y: b, .. }`, `Meters(d, ..)`: the fields of a struct with
+            // `#[derive(DeviceValue)]`, found by name (a tuple struct's by position).
+            Pat::Struct(s) => {
+                for field in &s.fields {
+                    let name = match &field.member {
+                        syn::Member::Named(name) => syn::ext::IdentExt::unraw(name).to_string(),
+                        syn::Member::Unnamed(index) => index.index.to_string(),
+                    };
+                    let c = self.device.class();
+                    self.device.constrain(Constraint::Member(class, name, c));
+                    self.pattern_vars(&field.pat, c, vars);
+                }
+            }
+            Pat::TupleStruct(t) => {
+                for (k, p) in t.elems.iter().enumerate() {
+                    if matches!(p, Pat::Rest(_)) {
+                        continue;
+                    }
+                    let c = self.device.class();
+                    self.device.constrain(Constraint::Member(class, k.to_string(), c));
+                    self.pattern_vars(p, c, vars);
+                }
+            }
             _ => {}
         }
     }

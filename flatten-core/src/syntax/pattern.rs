@@ -1,9 +1,16 @@
 //! Patterns of generators and `let`s.
 //!
-//! Identifiers, `_` and (nested) tuples always match. A generator may also have a refutable
-//! pattern — `Some(v)`, `Ok(x)`, `(0, y)`, `1..=9`, `Shape::Circle { r }` — which keeps only
-//! the elements that match, as in Haskell. `None` alone is the variant; other names are new
-//! variables (match a constant with a path or a literal: `i32::MAX`, `0`).
+//! Identifiers, `_`, (nested) tuples and structs always match. A generator may also have a
+//! refutable pattern — `Some(v)`, `Ok(x)`, `(0, y)`, `1..=9`, `Shape::Circle { r }` — which
+//! keeps only the elements that match, as in Haskell. `None` alone is the variant; other names
+//! are new variables (match a constant with a path or a literal: `i32::MAX`, `0`).
+//!
+//! The macro cannot see which names are structs and which are enum variants, so it goes by
+//! Rust's naming conventions: `Point { x, y }`, `Meters(d, _)`, `geo::Point { .. }` and
+//! `Self { .. }` name structs; `Shape::Circle { r }` (a path through a type's name) and
+//! `Some(v)`, `Ok(v)`, `Err(e)` name variants. (A variant imported by name, `Circle { r }`
+//! after `use Shape::*`, would be taken for a struct, and rustc would say the pattern does not
+//! cover every case: name it through its enum.)
 
 use crate::error::{error_spanned, Errors};
 use quote::quote;
@@ -76,13 +83,28 @@ fn check(pat: &Pat, errors: &mut Errors, names: &mut Vec<Ident>, refutable: &mut
             }
         }
         Pat::TupleStruct(t) => {
-            *refutable = true;
-            for p in &t.elems {
+            let last = t.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+            if t.qself.is_some()
+                || matches!(last.as_str(), "Some" | "Ok" | "Err")
+                || names_variant(&t.path)
+            {
+                *refutable = true;
+            }
+            // A last `..` matches whatever fields are left (elsewhere it is taken as a filter,
+            // which always matches too: the slots bind fields by position from the start).
+            let elems = t.elems.iter();
+            let n = t.elems.len();
+            for (k, p) in elems.enumerate() {
+                if k + 1 == n && matches!(p, Pat::Rest(_)) {
+                    continue;
+                }
                 check(p, errors, names, refutable);
             }
         }
         Pat::Struct(s) => {
-            *refutable = true;
+            if s.qself.is_some() || names_variant(&s.path) {
+                *refutable = true;
+            }
             for field in &s.fields {
                 check(&field.pat, errors, names, refutable);
             }
@@ -112,6 +134,16 @@ fn check(pat: &Pat, errors: &mut Errors, names: &mut Vec<Ident>, refutable: &mut
              that may not match (`Some(v) <- &opts`), which skips the elements it does not \
              match",
         )),
+    }
+}
+
+/// Whether a struct pattern's path names an enum's variant: it goes through a type's name
+/// (`Shape::Circle`, `geo::Shape::Circle`), not a module's (`geo::Point`) or `Self`.
+fn names_variant(path: &syn::Path) -> bool {
+    let n = path.segments.len();
+    n >= 2 && {
+        let parent = path.segments[n - 2].ident.to_string();
+        parent != "Self" && parent.starts_with(char::is_uppercase)
     }
 }
 

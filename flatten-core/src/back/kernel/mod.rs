@@ -469,6 +469,43 @@ impl KernelWriter<'_> {
                     self.bind_pat(item, &format!("{whole}.f{k}"), None, vars, body);
                 }
             }
+            // A struct's fields by their C members (a tuple struct's `0` is `f0`); a trailing
+            // `..` binds nothing.
+            syn::Pat::Struct(_) | syn::Pat::TupleStruct(_) => {
+                let whole = match c {
+                    Some(c) => {
+                        let t = self.ew.names.temp();
+                        body.line(format!("{} {t} = {value};", ty(c)));
+                        t
+                    }
+                    None => format!("({value})"),
+                };
+                let fields: Vec<(String, &syn::Pat)> = match pat {
+                    syn::Pat::Struct(s) => s
+                        .fields
+                        .iter()
+                        .map(|f| {
+                            let name = match &f.member {
+                                syn::Member::Named(n) => syn::ext::IdentExt::unraw(n).to_string(),
+                                syn::Member::Unnamed(i) => i.index.to_string(),
+                            };
+                            (name, &*f.pat)
+                        })
+                        .collect(),
+                    syn::Pat::TupleStruct(t) => t
+                        .elems
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, p)| !matches!(p, syn::Pat::Rest(_)))
+                        .map(|(k, p)| (k.to_string(), p))
+                        .collect(),
+                    _ => unreachable!(),
+                };
+                for (name, item) in fields {
+                    let member = parcomp_contract::member_name(&name);
+                    self.bind_pat(item, &format!("{whole}.{member}"), None, vars, body);
+                }
+            }
             _ => {}
         }
     }

@@ -412,6 +412,37 @@ fn rewrite<'v>(
                 quote! { (#(#elems),*) }
             }
         }
+        // A struct's fields: `Point { x: x, y: _, .. }` (its path kept for rustc to check).
+        Pat::Struct(st) => {
+            let fields: Vec<TokenStream> = st
+                .fields
+                .iter()
+                .map(|f| {
+                    let member = &f.member;
+                    let pat = rewrite(&f.pat, uses, vars, bound);
+                    // `Point { x }` stays shorthand while `x` is bound (`x: x` would warn).
+                    if f.colon_token.is_none() && !is_wild(&pat) {
+                        pat
+                    } else {
+                        quote! { #member: #pat }
+                    }
+                })
+                .collect();
+            let path = &st.path;
+            quote! { #path { #(#fields,)* .. } }
+        }
+        Pat::TupleStruct(t) => {
+            let elems: Vec<TokenStream> = t
+                .elems
+                .iter()
+                .map(|p| match p {
+                    Pat::Rest(_) => quote! { .. },
+                    p => rewrite(p, uses, vars, bound),
+                })
+                .collect();
+            let path = &t.path;
+            quote! { #path(#(#elems),*) }
+        }
         _ => quote! { _ },
     }
 }
