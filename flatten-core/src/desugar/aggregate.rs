@@ -42,8 +42,9 @@ pub(super) struct Aggregate {
     pub reducer: TokenStream,
     /// The use as written, for `par_explain!`.
     pub text: String,
-    /// The macro of the use, which the emitted code mentions so that its import is used.
-    pub mac: Option<Ident>,
+    /// The macro of the use, by the path it was written with (`par_sum`, `parcomp::par_sum`),
+    /// which the emitted code mentions so that its import is used.
+    pub mac: Option<TokenStream>,
 }
 
 /// The uses of the grouped variables after a `group by`, rewritten.
@@ -114,7 +115,9 @@ fn rewrite(tokens: TokenStream, names: &Names, found: &mut Vec<Aggregate>) -> Op
                     Some((item, reducer, format!("{m}![{}]", text(&body.stream()))))
                 });
                 if let Some((item, reducer, text)) = reduction {
-                    let mac = Some(ident.clone());
+                    // `parcomp::par_sum![..]`: the path goes with the macro it names.
+                    let prefix = take_path_prefix(&mut out);
+                    let mac = Some(quote! { #prefix #ident });
                     out.push(TokenTree::Ident(use_of(found, item, reducer, text, mac)));
                     i += 3;
                     continue;
@@ -152,13 +155,28 @@ fn rewrite(tokens: TokenStream, names: &Names, found: &mut Vec<Aggregate>) -> Op
     Some(out.into_iter().collect())
 }
 
+/// Takes the path written before a macro's name (`parcomp::`, `::parcomp::`) off the end of
+/// `out`.
+fn take_path_prefix(out: &mut Vec<TokenTree>) -> TokenStream {
+    let colon =
+        |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == ':');
+    let mut start = out.len();
+    while start >= 2 && colon(out.get(start - 1)) && colon(out.get(start - 2)) {
+        start -= 2;
+        if start >= 1 && matches!(out.get(start - 1), Some(TokenTree::Ident(_))) {
+            start -= 1;
+        }
+    }
+    out.split_off(start).into_iter().collect()
+}
+
 /// The variable of the use `text`: the one of an equal use found before, or a new one.
 fn use_of(
     found: &mut Vec<Aggregate>,
     item: TokenStream,
     reducer: TokenStream,
     text: String,
-    mac: Option<Ident>,
+    mac: Option<TokenStream>,
 ) -> Ident {
     if let Some(same) = found.iter().find(|a| a.text == text) {
         return same.name.clone();
@@ -351,6 +369,18 @@ mod tests {
         let head = a.head.to_string();
         assert!(!head.contains("amount"), "{head}");
         assert!(a.after[0].to_string().contains("__parcomp_grouped_0"));
+    }
+
+    #[test]
+    fn reductions_named_by_their_paths_take_the_path_with_them() {
+        let a = aggregate(
+            quote! { (city, parcomp::par_sum![a | a <- amount], ::parcomp::par_count![a | a <- amount]) },
+            &[],
+        )
+        .expect("every use is a reduction");
+        let head = a.head.to_string();
+        assert_eq!(head, "(city , __parcomp_grouped_0 , __parcomp_grouped_1)");
+        assert_eq!(a.aggregates.len(), 2);
     }
 
     #[test]

@@ -69,7 +69,7 @@ enum Finish {
         reducers: Vec<TokenStream>,
         /// Each reduction's variable and its use as written.
         uses: Vec<(String, String)>,
-        macros: Vec<Ident>,
+        macros: Vec<TokenStream>,
     },
 }
 
