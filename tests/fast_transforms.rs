@@ -169,6 +169,47 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    /// Triples and quadruples of numbers are packed (radix-sorted, grouped by indexing or
+    /// hashing): the same groups and order as the stable sort compares them into.
+    #[test]
+    fn tuples_of_numbers_group_and_sort_as_compared(keys in group_keys()) {
+        let rows: Vec<((u8, i16, char), u32)> = keys
+            .iter()
+            .map(|&k| {
+                let c = char::from_u32(0x41 + (k.rem_euclid(5) as u32) * 0x3000).unwrap_or('?');
+                ((k.rem_euclid(4) as u8, (k / 3) as i16, c), (k as u32) ^ 0x55)
+            })
+            .collect();
+        let got = on_every_cpu_backend(|| par![(k, v.to_vec()) | (k, v) <- &rows, group by k]);
+        prop_assert_eq!(got, oracle_groups(&rows, |a, b| a.cmp(b)));
+        let got = on_every_backend_traced(|| {
+            par![(k, par_sum![v as u64 | v <- vs]) | (k, v) <- &rows, let vs = v, group by k]
+        });
+        let want: Vec<_> = oracle_groups(&rows, |a, b| a.cmp(b))
+            .into_iter()
+            .map(|(k, v)| (k, v.iter().map(|&v| v as u64).sum::<u64>()))
+            .collect();
+        prop_assert_eq!(got, want);
+        // Sorted descending by a quadruple with a float and a bool: a stable sort's order.
+        let quads: Vec<((i32, bool, f32, u8), usize)> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| (((k % 3) as i32, k % 2 == 0, (k % 5) as f32 * -0.5, k as u8), i))
+            .collect();
+        let got = on_every_backend_traced(|| par![i | (k, i) <- &quads, order by k desc]);
+        let mut want: Vec<usize> = (0..quads.len()).collect();
+        // Descending, component by component (the float by `total_cmp`); ties stay in order.
+        want.sort_by(|&a, &b| {
+            let (x, y) = (quads[a].0, quads[b].0);
+            y.0.cmp(&x.0).then(y.1.cmp(&x.1)).then(y.2.total_cmp(&x.2)).then(y.3.cmp(&x.3))
+        });
+        prop_assert_eq!(got, want);
+    }
+}
+
 #[test]
 fn group_by_keeps_values_that_are_not_copy() {
     let words: Vec<String> = (0..20_000).map(|i| format!("w{}", (i * 7919) % 10_007)).collect();

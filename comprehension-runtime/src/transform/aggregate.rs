@@ -9,10 +9,11 @@
 //! the reduction over its slice would), and the result lists the keys in ascending order, as
 //! `group by` promises.
 //!
-//! The table of keys that pack into a `u128` ([`OrderKey::PACKED`]: one number, or a pair) is
-//! an array indexed by the key while the keys seen span a small grid (a pair's halves: a grid
-//! of rows × columns), else a hash table of the packed keys; other keys (strings, longer
-//! tuples) are kept in an ordered map.
+//! The table of keys that pack into a `u128` ([`OrderKey::PACKED`]: one number, a pair, or a
+//! tuple of numbers whose components after the first fit in 64 bits) is an array indexed by
+//! the key while the keys seen span a small grid (a tuple's first component and the rest: a
+//! grid of rows × columns), else a hash table of the packed keys; other keys (strings, tuples
+//! of wide numbers) are kept in an ordered map.
 
 use super::group::PackedState;
 use super::order::OrderKey;

@@ -127,11 +127,12 @@ impl<K, V: Columns> Groups<K, V> {
 /// `group by`: the `(key, values)` pairs gathered so far, stably ordered by key and cut where
 /// the key changes.
 ///
-/// Keys that pack into a `u128` in their order ([`OrderKey::PACKED`]: one integer or float, or
-/// a pair of them) are not sorted: each element's group is found by indexing (keys in a range
+/// Keys that pack into a `u128` in their order ([`OrderKey::PACKED`]: one integer or float, a
+/// pair of them, or a tuple of them whose components after the first fit in 64 bits) are not
+/// sorted: each element's group is found by indexing (keys in a range
 /// no wider than the elements) or by a hash table of the distinct keys, only the distinct keys
 /// are sorted, and a counting sort places the elements, each block of them in parallel. Other
-/// keys (strings, longer tuples, keys of your own) are stably sorted, as are number keys when
+/// keys (strings, tuples of wide numbers, keys of your own) are stably sorted, as are number keys when
 /// a device backend is forced (its radix sort, see [`order_by`](super::order_by)).
 pub fn group_by<K, V>(site: &'static Site, items: Vec<(K, V)>) -> Groups<K, V>
 where

@@ -29,9 +29,13 @@ pub trait OrderKey {
     fn radix(&self) -> u64 {
         0
     }
+    /// The bits [`OrderKey::radix`] may set: it is below `2^RADIX_BITS` (8 for a `u8` or an
+    /// `i8`), so that several keys pack side by side.
+    const RADIX_BITS: u32 = 64;
     /// Whether [`OrderKey::packed`] gives the order and the equality of keys: one integer or
-    /// float, or a pair of them. `group by` then groups by hashing or indexing the packed
-    /// keys instead of sorting the elements.
+    /// float, a pair of them, or a tuple of them whose components after the first fit in 64
+    /// bits together. `group by` then groups by hashing or indexing the packed keys instead of
+    /// sorting the elements, and `order by` radix-sorts them.
     const PACKED: bool = false;
     /// A `u128` in the same order as the keys, equal exactly when they are, when
     /// [`OrderKey::PACKED`] (else 0).
@@ -40,16 +44,19 @@ pub trait OrderKey {
     }
 }
 
-/// Keys sorted by the radix sort: `$radix` maps a key to a `u64` in the same order.
+/// Keys sorted by the radix sort: `$radix` maps a key to a `u64` in the same order, below
+/// `2^$bits`.
 macro_rules! radix_keys {
-    ($($t:ty),* => |$k:ident| $radix:expr) => {$(
+    ($($t:ty: $bits:expr),* => |$k:ident| $radix:expr) => {$(
         impl OrderKey for $t {
             const RADIX: bool = true;
+            const RADIX_BITS: u32 = $bits;
             #[inline]
             fn cmp_key(&self, other: &Self) -> Ordering {
                 self.cmp(other)
             }
             #[inline]
+            #[allow(clippy::unnecessary_cast)] // `k as u64` of a `u64`, `as i64` of an `i64`
             fn radix(&self) -> u64 {
                 let $k = *self;
                 $radix
@@ -63,9 +70,11 @@ macro_rules! radix_keys {
     )*};
 }
 
-radix_keys!(u8, u16, u32, u64, usize, bool, char => |k| k as u64);
-// Sign-extended to 64 bits with the sign bit flipped: negatives first.
-radix_keys!(i8, i16, i32, i64, isize => |k| (k as i64 as u64) ^ (1 << 63));
+radix_keys!(u8: 8, u16: 16, u32: 32, u64: 64, usize: 64, bool: 1, char: 21 => |k| k as u64);
+// The distance from the type's least value: negatives first, in as many bits as the type.
+radix_keys!(i8: 8, i16: 16, i32: 32, i64: 64, isize: 64 => |k| {
+    (k as i64).wrapping_sub(<Self>::MIN as i64) as u64
+});
 
 macro_rules! ord_keys {
     ($($t:ty),*) => {$(
@@ -105,6 +114,7 @@ impl OrderKey for f64 {
 
 impl OrderKey for f32 {
     const RADIX: bool = true;
+    const RADIX_BITS: u32 = 32;
     const PACKED: bool = true;
     #[inline]
     fn packed(&self) -> u128 {
@@ -123,6 +133,7 @@ impl OrderKey for f32 {
 
 impl<T: OrderKey + ?Sized> OrderKey for &T {
     const RADIX: bool = T::RADIX;
+    const RADIX_BITS: u32 = T::RADIX_BITS;
     const PACKED: bool = T::PACKED;
     #[inline]
     fn packed(&self) -> u128 {
@@ -140,6 +151,7 @@ impl<T: OrderKey + ?Sized> OrderKey for &T {
 
 impl<T: OrderKey + ?Sized> OrderKey for Box<T> {
     const RADIX: bool = T::RADIX;
+    const RADIX_BITS: u32 = T::RADIX_BITS;
     const PACKED: bool = T::PACKED;
     #[inline]
     fn packed(&self) -> u128 {
@@ -155,6 +167,7 @@ impl<T: OrderKey + ?Sized> OrderKey for Box<T> {
 
 impl<T: OrderKey> OrderKey for Reverse<T> {
     const RADIX: bool = T::RADIX;
+    const RADIX_BITS: u32 = T::RADIX_BITS;
     const PACKED: bool = T::PACKED;
     fn packed(&self) -> u128 {
         !self.0.packed()
@@ -163,7 +176,8 @@ impl<T: OrderKey> OrderKey for Reverse<T> {
         other.0.cmp_key(&self.0)
     }
     fn radix(&self) -> u64 {
-        !self.0.radix()
+        // Complemented within its bits, so that it still packs beside others.
+        self.0.radix() ^ (u64::MAX >> (64 - T::RADIX_BITS.clamp(1, 64)))
     }
 }
 
@@ -196,10 +210,20 @@ impl<T: OrderKey> OrderKey for Vec<T> {
     }
 }
 
+/// Tuples of three or more: packed when every component is a number and those after the first
+/// fit in 64 bits together: the first's radix above the others', each in its own bits (so that
+/// the packed keys order as the tuples do, and the grid of `group by` indexes the first
+/// component by the high half).
 macro_rules! tuple_keys {
-    ($(($($name:ident $index:tt),+))*) => {$(
-        impl<$($name: OrderKey),+> OrderKey for ($($name,)+) {
+    ($(($first:ident $first_index:tt, $($name:ident $index:tt),+))*) => {$(
+        impl<$first: OrderKey, $($name: OrderKey),+> OrderKey for ($first, $($name,)+) {
+            const PACKED: bool =
+                $first::RADIX $(&& $name::RADIX)+ && 0 $(+ $name::RADIX_BITS)+ <= 64;
             fn cmp_key(&self, other: &Self) -> Ordering {
+                match self.$first_index.cmp_key(&other.$first_index) {
+                    Ordering::Equal => {}
+                    unequal => return unequal,
+                }
                 $(
                     match self.$index.cmp_key(&other.$index) {
                         Ordering::Equal => {}
@@ -207,6 +231,15 @@ macro_rules! tuple_keys {
                     }
                 )+
                 Ordering::Equal
+            }
+            #[inline]
+            fn packed(&self) -> u128 {
+                let mut low = 0u64;
+                $(
+                    // (Only a lone 64-bit component shifts by 64: `low` is 0 then.)
+                    low = low.checked_shl($name::RADIX_BITS).unwrap_or(0) | self.$index.radix();
+                )+
+                u128::from(self.$first_index.radix()) << 64 | u128::from(low)
             }
         }
     )*};
@@ -329,12 +362,15 @@ pub(crate) fn permutation_of<T: Sync, K: OrderKey + Sync>(
         return crate::segmented::sort_permutation_at(site, &radix);
     }
     if K::PACKED {
-        // A pair of numbers: the radix sort of the packed keys (all bits flipped for `desc`,
+        // A tuple of numbers: the radix sort of the packed keys (all bits flipped for `desc`,
         // which reverses their order and keeps equal keys in input order).
         let flip = if descending { u128::MAX } else { 0 };
         let packed = numbers_of(items, &key, |k| k.packed() ^ flip);
         crate::dispatch::ran_on_host(site, || {
-            format!("the key `{}` is a pair: radix-sorted on the host", std::any::type_name::<K>())
+            format!(
+                "the key `{}` is a tuple of numbers: radix-sorted on the host",
+                std::any::type_name::<K>()
+            )
         });
         return crate::segmented::radix_permutation(site, &packed);
     }
@@ -518,7 +554,64 @@ mod tests {
                 assert_eq!(a.packed().cmp(&b.packed()), a.cmp_key(&b), "{a:?} {b:?}");
             }
         }
-        const { assert!(<(u8, f64)>::PACKED && !<(u8, u8, u8)>::PACKED && !<(u8, String)>::PACKED) };
+        const { assert!(<(u8, f64)>::PACKED && <(u8, u8, u8)>::PACKED && !<(u8, String)>::PACKED) };
+    }
+
+    /// Every radix is below `2^RADIX_BITS`.
+    fn narrow<K: OrderKey>(keys: &[K]) {
+        for k in keys {
+            assert!(K::RADIX_BITS == 64 || k.radix() >> K::RADIX_BITS == 0, "{}", k.radix());
+        }
+    }
+
+    #[test]
+    fn longer_tuples_of_numbers_pack_in_their_order() {
+        narrow(&[i8::MIN, -1, 0, i8::MAX]);
+        narrow(&[i16::MIN, -1, 0, i16::MAX]);
+        narrow(&[i32::MIN, -1, 0, i32::MAX]);
+        narrow(&[0u8, u8::MAX]);
+        narrow(&[0u16, u16::MAX]);
+        narrow(&['\0', 'z', char::MAX]);
+        narrow(&[f32::NEG_INFINITY, -0.0, f32::NAN]);
+        narrow(&[Reverse(0u8), Reverse(255)]);
+        narrow(&[false, true]);
+        // Every component kind, equal and unequal in each place, compared whole.
+        let triples = [
+            (1u8, -3i16, 'a'),
+            (1, -3, 'b'),
+            (1, i16::MIN, char::MAX),
+            (0, i16::MAX, '\0'),
+            (255, 0, 'a'),
+            (1, -3, 'a'),
+        ];
+        for a in triples {
+            for b in triples {
+                assert_eq!(a.packed().cmp(&b.packed()), a.cmp_key(&b), "{a:?} {b:?}");
+                assert_eq!(a.packed() == b.packed(), a == b);
+            }
+        }
+        let quads = [
+            (-1i64, Reverse(2u8), true, -0.5f32),
+            (-1, Reverse(2), true, 0.5),
+            (-1, Reverse(3), false, f32::INFINITY),
+            (i64::MIN, Reverse(0), true, f32::NEG_INFINITY),
+            (i64::MAX, Reverse(255), false, 0.0),
+            (-1, Reverse(2), false, -0.5),
+        ];
+        for a in quads {
+            for b in quads {
+                assert_eq!(a.packed().cmp(&b.packed()), a.cmp_key(&b), "{a:?} {b:?}");
+            }
+        }
+        let fives = [(1u8, 2u8, 3u8, 4u8, 5u8), (1, 2, 3, 4, 6), (1, 2, 3, 5, 0), (0, 9, 9, 9, 9)];
+        for a in fives {
+            for b in fives {
+                assert_eq!(a.packed().cmp(&b.packed()), a.cmp_key(&b), "{a:?} {b:?}");
+            }
+        }
+        // The components after the first must fit in 64 bits together.
+        const { assert!(<(u64, u32, i32)>::PACKED && !<(u8, u64, ())>::PACKED) };
+        const { assert!(!<(u8, u64, u8)>::PACKED && !<(u8, u8, String)>::PACKED) };
     }
 
     #[test]
