@@ -229,6 +229,13 @@ pub enum Constraint<Ids: ConstraintIds = Static> {
     Param(Ids::Class, Ids::ParFn, u32),
     /// The class is the return type of a `#[par_fn]`.
     Return(Ids::Class, Ids::ParFn),
+    /// The two classes are one type if the method call `f` (`x.abs()`, listed as a
+    /// [`method_slot`]) is the device's own method of that name: when its receiver is not a
+    /// struct with `#[derive(DeviceValue)]`. For such a struct the call is the struct's
+    /// `#[par_fn]` method, typed by its `Param`s and `Return`, and these do not hold. (The
+    /// built-in method's typing is written over classes of its own, which these join to the
+    /// call's.)
+    Builtin(Ids::ParFn, Ids::Class, Ids::Class),
 }
 
 /// The C name of a struct's field `name` in the kernels (`x` is `m_x`): a member of the C
@@ -256,6 +263,21 @@ pub fn member_name(name: &str) -> String {
         }
     }
     out
+}
+
+/// The name under which a comprehension (or a `#[par_fn]`) lists a call of the method `name`
+/// whose receiver's type the macro cannot see (`p.dist(q)`): `".dist"`. The runtime finds the
+/// `#[par_fn]` method once the receiver's type is solved (a struct with
+/// `#[derive(DeviceValue)]`, named `T`: the method registered as `T::dist`). A function's path
+/// never begins with `.`, so the two kinds of callee cannot be confused.
+pub fn method_slot(name: &str) -> String {
+    format!(".{name}")
+}
+
+/// The method a callee name of [`method_slot`] calls (`".dist"`: `dist`), or `None` for the
+/// path of a function.
+pub fn slot_method(callee: &str) -> Option<&str> {
+    callee.strip_prefix('.')
 }
 
 /// How the kernels read a captured value.
@@ -402,6 +424,13 @@ mod tests {
         assert_eq!(copy, tuple);
         assert_eq!(format!("{tuple:?}"), "Tuple(0, [1, 2])");
         assert_eq!(format!("{:?}", Constraint::<Static>::Param(3, 1, 0)), "Param(3, 1, 0)");
+    }
+
+    #[test]
+    fn method_slots_are_not_paths() {
+        assert_eq!(method_slot("dist"), ".dist");
+        assert_eq!(slot_method(&method_slot("len")), Some("len"));
+        assert_eq!(slot_method("geo::Point::dist"), None);
     }
 
     #[test]

@@ -25,6 +25,7 @@ mod desugar;
 pub mod error;
 mod macros;
 pub mod par_fn;
+mod par_fn_impl;
 pub mod plan;
 pub mod syntax;
 mod text;

@@ -26,10 +26,20 @@ pub fn expand(attr: TokenStream, item: TokenStream, rt: &TokenStream) -> TokenSt
     let function: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(_) => {
+            if let Ok(block) = syn::parse2::<syn::ItemImpl>(item.clone()) {
+                if !attr.is_empty() {
+                    let e =
+                        error_spanned(&attr, "`#[par_fn]` takes no arguments", "write `#[par_fn]`")
+                            .to_compile_error();
+                    return quote! { #block #e };
+                }
+                return crate::par_fn_impl::expand(block, rt);
+            }
             let e = error_spanned(
                 &item,
-                "`#[par_fn]` applies to a function",
-                "mark a free function: `#[par_fn] fn f(x: f32) -> f32 { ... }`",
+                "`#[par_fn]` applies to a function or an `impl` block",
+                "mark a free function, `#[par_fn] fn f(x: f32) -> f32 { ... }`, or a type's \
+                 methods, `#[par_fn] impl Point { ... }`",
             )
             .to_compile_error();
             return quote! { #item #e };
@@ -38,6 +48,20 @@ pub fn expand(attr: TokenStream, item: TokenStream, rt: &TokenStream) -> TokenSt
     if !attr.is_empty() {
         let e = error_spanned(&attr, "`#[par_fn]` takes no arguments", "write `#[par_fn]`")
             .to_compile_error();
+        return quote! { #function #e };
+    }
+    // A method: the attribute on it cannot see the type it belongs to.
+    if let Some(syn::FnArg::Receiver(r)) = function.sig.inputs.first() {
+        let e = error_spanned(
+            r,
+            format!(
+                "`#[par_fn]` on the method `{}` cannot see the type it belongs to",
+                function.sig.ident
+            ),
+            "put `#[par_fn]` on the `impl` block instead: `#[par_fn] impl Point { ... }` makes \
+             every method, associated function and constant of the block callable on the device",
+        )
+        .to_compile_error();
         return quote! { #function #e };
     }
     match compile(&function) {
@@ -50,15 +74,25 @@ pub fn expand(attr: TokenStream, item: TokenStream, rt: &TokenStream) -> TokenSt
 }
 
 /// A `#[par_fn]` compiled for the device.
-struct Unit {
-    source: String,
-    classes: u32,
-    constraints: Vec<Constraint>,
-    faults: Vec<String>,
-    callees: Vec<syn::Path>,
+pub(crate) struct Unit {
+    pub(crate) source: String,
+    pub(crate) classes: u32,
+    pub(crate) constraints: Vec<Constraint>,
+    pub(crate) faults: Vec<String>,
+    pub(crate) callees: Vec<crate::analysis::device::Callee>,
 }
 
-fn check_signature(sig: &syn::Signature) -> Vec<syn::Error> {
+/// Whether the path names an item of a type by Rust's naming conventions (`Point::new`,
+/// `geo::Point::dist`, `Self::new`): an associated function, which `use` cannot import.
+pub(crate) fn names_associated_item(path: &syn::Path) -> bool {
+    let n = path.segments.len();
+    n >= 2 && {
+        let owner = path.segments[n - 2].ident.to_string();
+        owner == "Self" || owner.starts_with(|c: char| c.is_ascii_uppercase())
+    }
+}
+
+pub(crate) fn check_signature(sig: &syn::Signature) -> Vec<syn::Error> {
     let mut errors = Vec::new();
     let mut refuse = |tokens: &dyn quote::ToTokens, what: &str, help: &str| {
         errors.push(error_spanned(tokens, format!("a `#[par_fn]` cannot be {what}"), help));
@@ -79,11 +113,6 @@ fn check_signature(sig: &syn::Signature) -> Vec<syn::Error> {
     if let Some(v) = &sig.variadic {
         refuse(v, "variadic", "give it a fixed list of parameters");
     }
-    for input in &sig.inputs {
-        if let syn::FnArg::Receiver(r) = input {
-            refuse(r, "a method", "make it a free function taking the value as a parameter");
-        }
-    }
     errors
 }
 
@@ -92,24 +121,49 @@ fn compile(function: &syn::ItemFn) -> Result<Unit, Vec<syn::Error>> {
     if !errors.is_empty() {
         return Err(errors);
     }
+    compile_fn(&function.sig, &function.block, &format!("fn {}", function.sig.ident))
+}
+
+/// Compiles a function (a method when its signature has a receiver, which is parameter 0)
+/// whose signature has been checked; `what` names it in the source's comment.
+pub(crate) fn compile_fn(
+    sig: &syn::Signature,
+    block: &syn::Block,
+    what: &str,
+) -> Result<Unit, Vec<syn::Error>> {
+    let function = (sig, block);
     let mut ctx = DeviceCtx::default();
     let lowered = (|| -> Result<_, NotDevice> {
         let mut lower = Lower::par_fn(&mut ctx);
         let mut params = Vec::new();
-        for (k, input) in function.sig.inputs.iter().enumerate() {
-            let syn::FnArg::Typed(typed) = input else { unreachable!("receivers are refused") };
+        for (k, input) in function.0.inputs.iter().enumerate() {
             let class = lower.ctx.class();
             lower
                 .ctx
                 .constrain(Constraint::Capture(class, crate::plan::kernel_ir::CaptureId(k as u32)));
-            let pattern = lower.bind_param(&typed.pat, class)?;
+            let pattern = match input {
+                syn::FnArg::Typed(typed) => lower.bind_param(&typed.pat, class)?,
+                syn::FnArg::Receiver(r) => {
+                    let mut name = syn::PatIdent {
+                        attrs: Vec::new(),
+                        by_ref: None,
+                        mutability: r.mutability,
+                        ident: syn::Ident::new("self", r.self_token.span),
+                        subpat: None,
+                    };
+                    if r.reference.is_some() {
+                        name.mutability = None;
+                    }
+                    lower.bind_param(&syn::Pat::Ident(name), class)?
+                }
+            };
             params.push((pattern, class));
         }
         let result = lower.ctx.class();
-        let n = function.sig.inputs.len() as u32;
+        let n = function.0.inputs.len() as u32;
         lower.ctx.constrain(Constraint::Capture(result, crate::plan::kernel_ir::CaptureId(n)));
         lower.ctx.return_class = Some(result);
-        let body = lower.block(&function.block)?;
+        let body = lower.block(function.1)?;
         lower.ctx.same(body.class, result);
         Ok((params, result, body))
     })();
@@ -118,7 +172,7 @@ fn compile(function: &syn::ItemFn) -> Result<Unit, Vec<syn::Error>> {
             why.span,
             format!(
                 "`#[par_fn]` cannot compile `{}` for the device: it {}",
-                function.sig.ident, why.reason
+                function.0.ident, why.reason
             ),
             why.help,
         )]
@@ -132,8 +186,8 @@ fn compile(function: &syn::ItemFn) -> Result<Unit, Vec<syn::Error>> {
     }
     let value = writer.expr(&body, &mut out);
     let source = format!(
-        "/* #[par_fn] fn {} */\nPC_FN {} PCF_SELF(pc_fault_t pc_fault{}) {{\n  (void)pc_fault;\n{}  return {value};\n}}\n",
-        function.sig.ident,
+        "/* #[par_fn] {} */\nPC_FN {} PCF_SELF(pc_fault_t pc_fault{}) {{\n  (void)pc_fault;\n{}  return {value};\n}}\n",
+        what.replace("*/", "* /"),
         crate::back::kernel::types::ty(result),
         declared.join(""),
         out.text(),
@@ -162,7 +216,7 @@ fn emit(function: &syn::ItemFn, unit: &Unit, rt: &TokenStream) -> TokenStream {
             let span = ty.span();
             quote::quote_spanned! {span=> <#ty as #rt::DeviceType>::desc() }
         }
-        syn::FnArg::Receiver(_) => unreachable!("receivers are refused"),
+        syn::FnArg::Receiver(_) => unreachable!("methods are refused"),
     });
     let ret = match &function.sig.output {
         syn::ReturnType::Default => quote! { <() as #rt::DeviceType>::desc() },
@@ -171,7 +225,7 @@ fn emit(function: &syn::ItemFn, unit: &Unit, rt: &TokenStream) -> TokenStream {
             quote::quote_spanned! {span=> <#ty as #rt::DeviceType>::desc() }
         }
     };
-    let callees = unit.callees.iter().map(|p| quote! { #rt::par_fn_name(&#p) });
+    let callees = unit.callees.iter().map(|c| c.name(rt));
     quote! {
         #function
 

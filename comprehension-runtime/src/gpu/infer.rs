@@ -36,9 +36,18 @@ pub(crate) struct Observations<'a> {
     pub(crate) root: Option<TypeDesc>,
     /// The comprehension's elements (none for a `#[par_fn]`).
     pub(crate) output: Option<TypeDesc>,
-    /// Each `#[par_fn]`'s parameters and return type.
-    pub(crate) par_fns: &'a [(Vec<TypeDesc>, TypeDesc)],
+    /// Each `#[par_fn]`'s parameters and return type; `None` for a method call (`p.dist(q)`)
+    /// whose function is found once its receiver's type is known ([`solve_with_methods`]).
+    pub(crate) par_fns: &'a [Option<Signature>],
 }
+
+/// A `#[par_fn]`'s parameters' and result's types.
+pub(crate) type Signature = (Vec<TypeDesc>, TypeDesc);
+
+/// Finds the function of method call `f` (a `par_fns` entry that is `None`) once its receiver
+/// (parameter 0) is known: `Ok(name)` of a derived struct, or `Err(type)` of another type.
+pub(crate) type Methods<'m> =
+    dyn FnMut(usize, Result<&'static str, String>) -> Result<Signature, String> + 'm;
 
 struct Solver {
     parent: Vec<usize>,
@@ -213,7 +222,7 @@ fn name_a_literal(
             continue;
         }
         let mut found = Vec::new();
-        let signatures = observed.par_fns.iter().flat_map(|(p, r)| p.iter().chain([r]));
+        let signatures = observed.par_fns.iter().flatten().flat_map(|(p, r)| p.iter().chain([r]));
         let all = observed.captures.iter().chain(&observed.root).chain(&observed.output);
         for t in all.chain(signatures) {
             walk(t, name, &mut found);
@@ -227,12 +236,36 @@ fn name_a_literal(
     Ok(false)
 }
 
-/// The type of every class, or why they cannot be solved.
+/// The type of every class, or why they cannot be solved (with no method calls).
+#[cfg(test)]
 pub(crate) fn solve(
     classes: u32,
     constraints: &[Constraint],
     observed: &Observations<'_>,
 ) -> Result<Vec<TypeDesc>, String> {
+    solve_with_methods(classes, constraints, observed, &mut |_, _| {
+        Err("a method call the runtime cannot resolve here".to_string())
+    })
+}
+
+/// The type of every class, or why they cannot be solved; `methods` finds the function of each
+/// method call once its receiver's type is known.
+pub(crate) fn solve_with_methods(
+    classes: u32,
+    constraints: &[Constraint],
+    observed: &Observations<'_>,
+    methods: &mut Methods<'_>,
+) -> Result<Vec<TypeDesc>, String> {
+    // The method calls decided so far: a `#[par_fn]` method's signature, or `None` for the
+    // device's own method of the name (`Builtin`), for a receiver that is not a struct.
+    let mut decided: std::collections::HashMap<usize, Option<Signature>> = Default::default();
+    let builtin: std::collections::HashSet<usize> = constraints
+        .iter()
+        .filter_map(|c| match c {
+            Constraint::Builtin(f, ..) => Some(*f as usize),
+            _ => None,
+        })
+        .collect();
     let n = classes as usize;
     let mut s = Solver::new(n);
     let check = |c: ClassId| -> Result<usize, String> {
@@ -276,10 +309,16 @@ pub(crate) fn solve(
                 let b = s.of(output);
                 s.unify(check(a)?, b)?
             }
+            Constraint::Param(_, f, _) | Constraint::Return(_, f)
+                if matches!(observed.par_fns.get(f as usize), Some(None)) =>
+            {
+                deferred.push(*constraint)
+            }
             Constraint::Param(a, f, k) => {
                 let (params, _) = observed
                     .par_fns
                     .get(f as usize)
+                    .and_then(Option::as_ref)
                     .ok_or_else(|| format!("no signature of #[par_fn] {f}"))?;
                 let desc = params.get(k as usize).ok_or_else(|| {
                     format!("a #[par_fn] called with more than {} arguments", params.len())
@@ -291,6 +330,7 @@ pub(crate) fn solve(
                 let (_, ret) = observed
                     .par_fns
                     .get(f as usize)
+                    .and_then(Option::as_ref)
                     .ok_or_else(|| format!("no signature of #[par_fn] {f}"))?;
                 let b = s.of(ret);
                 s.unify(check(a)?, b)?
@@ -298,21 +338,14 @@ pub(crate) fn solve(
             Constraint::Field(..)
             | Constraint::Member(..)
             | Constraint::Variant(..)
-            | Constraint::Unsigned(..) => deferred.push(*constraint),
+            | Constraint::Unsigned(..)
+            | Constraint::Builtin(..) => deferred.push(*constraint),
             Constraint::Named(a, name) => named.push((check(a)?, name)),
         }
     }
     // Fields and unsigned counterparts, once the tuples and integers they refer to are known.
-    // When they are stuck, a struct literal that nothing else types takes the observed struct
-    // of its name, and they go on.
     let mut progress = true;
-    while !deferred.is_empty() {
-        if !progress {
-            progress = name_a_literal(&mut s, &mut named, observed)?;
-            if !progress {
-                break;
-            }
-        }
+    while progress && !deferred.is_empty() {
         progress = false;
         let mut waiting = Vec::new();
         for constraint in deferred {
@@ -388,10 +421,78 @@ pub(crate) fn solve(
                         _ => waiting.push(constraint),
                     }
                 }
-                _ => unreachable!("only fields, variants and unsigned counterparts wait"),
+                // A method call: its function is found by its receiver's type, then it is
+                // a call like any other.
+                Constraint::Param(a, f, k) => {
+                    let f = f as usize;
+                    if !decided.contains_key(&f) && k == 0 {
+                        let ra = s.find(check(a)?);
+                        let receiver = match s.shape[ra].clone() {
+                            Shape::Struct(name, _) => Ok(name),
+                            Shape::Unknown => {
+                                waiting.push(constraint);
+                                continue;
+                            }
+                            _ => Err(s.desc(ra, 0)?.to_string()),
+                        };
+                        let decision = match receiver {
+                            Err(_) if builtin.contains(&f) => None,
+                            receiver => Some(methods(f, receiver)?),
+                        };
+                        decided.insert(f, decision);
+                    }
+                    match decided.get(&f) {
+                        Some(Some((params, _))) => {
+                            let desc = params.get(k as usize).ok_or_else(|| {
+                                format!("a method called with more than {} arguments", params.len())
+                            })?;
+                            let b = s.of(&desc.clone());
+                            s.unify(check(a)?, b)?;
+                            progress = true;
+                        }
+                        // The device's own method: the call's `Builtin`s type it.
+                        Some(None) => progress = true,
+                        None => waiting.push(constraint),
+                    }
+                }
+                Constraint::Return(a, f) => match decided.get(&(f as usize)) {
+                    Some(Some((_, ret))) => {
+                        let b = s.of(&ret.clone());
+                        s.unify(check(a)?, b)?;
+                        progress = true;
+                    }
+                    Some(None) => progress = true,
+                    None => waiting.push(constraint),
+                },
+                Constraint::Builtin(f, a, b) => match decided.get(&(f as usize)) {
+                    Some(None) => {
+                        s.unify(check(a)?, check(b)?)?;
+                        progress = true;
+                    }
+                    Some(Some(_)) => progress = true,
+                    None => waiting.push(constraint),
+                },
+                _ => unreachable!(
+                    "only fields, variants, unsigned counterparts and method calls wait"
+                ),
             }
         }
         deferred = waiting;
+        // When they are stuck, a struct literal that nothing else types takes the observed
+        // struct of its name, and they go on.
+        if !progress && !deferred.is_empty() {
+            progress = name_a_literal(&mut s, &mut named, observed)?;
+        }
+        // A receiver nothing types is not a struct: the calls waiting on one are the
+        // device's own methods.
+        if !progress {
+            let pending: Vec<usize> =
+                builtin.iter().copied().filter(|f| !decided.contains_key(f)).collect();
+            for f in pending {
+                decided.insert(f, None);
+                progress = true;
+            }
+        }
     }
     if let Some(c) = deferred.first() {
         return Err(format!("cannot determine the type behind {c:?}"));

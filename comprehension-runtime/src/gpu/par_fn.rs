@@ -4,6 +4,17 @@
 //! path (`module_path!()` and its name). A comprehension that calls a function passes the
 //! function's path as `type_name_of_val` gives it, and the runtime looks it up here: a function
 //! that is not marked is not found, and the comprehension runs on the CPU, saying so.
+//!
+//! `#[par_fn]` on an inherent `impl` block registers a [`ParFnItem`] for each method,
+//! associated function and associated constant of the block (a constant as a function without
+//! parameters), found three ways:
+//! - a method call `p.dist(q)`, whose receiver's type only the runtime knows, is listed as the
+//!   slot `.dist` (`parcomp_contract::method_slot`); once the receiver's type is solved to a
+//!   struct with `#[derive(DeviceValue)]` (named `type_name::<T>()`), the method is the item
+//!   `T::dist` ([`item_key`]);
+//! - an associated function called by its path (`Point::new(x, y)`, `Point::dist(p, q)`) is
+//!   found by `type_name_of_val` of the function, as a free function is;
+//! - an associated constant (`Point::ORIGIN` in a `#[par_fn]`) by [`par_fn_item_name`].
 
 use super::plan::Constraint;
 use super::types::TypeDesc;
@@ -31,6 +42,47 @@ pub struct ParFnEntry {
 
 inventory::collect!(ParFnEntry);
 
+/// A method, associated function or associated constant of a `#[par_fn] impl` block.
+pub struct ParFnItem {
+    /// `type_name::<Self>()` of the block's type: the name of the struct in its `TypeDesc`.
+    pub owner: fn() -> &'static str,
+    /// The item's name (`dist`, `ORIGIN`).
+    pub name: &'static str,
+    /// For a function: `type_name_of_val` of it, how a call by its path names it.
+    pub path: Option<fn() -> &'static str>,
+    /// The item compiled for the device (a constant: a function of no parameters returning
+    /// it; a method: its receiver is parameter 0).
+    pub function: ParFnEntry,
+}
+
+inventory::collect!(ParFnItem);
+
+/// The key of the item `name` of the type named `owner` (`geo::Point::dist`).
+pub(crate) fn item_key(owner: &str, name: &str) -> String {
+    format!("{owner}::{name}")
+}
+
+/// The name under which the item `name` of `T`'s `#[par_fn] impl` is found (what a
+/// `#[par_fn]` reading the associated constant `T::NAME` lists as its callee).
+pub fn par_fn_item_name<T: ?Sized>(name: &str) -> &'static str {
+    intern(item_key(std::any::type_name::<T>(), name))
+}
+
+/// `text` as a `&'static str`, made once per distinct text (the names of items and methods,
+/// a few per program).
+pub(crate) fn intern(text: String) -> &'static str {
+    use std::collections::HashSet;
+    use std::sync::Mutex;
+    static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let mut names = NAMES.get_or_init(Mutex::default).lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(&found) = names.get(text.as_str()) {
+        return found;
+    }
+    let leaked: &'static str = Box::leak(text.into_boxed_str());
+    names.insert(leaked);
+    leaked
+}
+
 /// Implemented by `#[par_fn]` for the type-namespace twin of the function it marks: what
 /// `@gpu` comprehensions require of the functions they call.
 #[diagnostic::on_unimplemented(
@@ -45,11 +97,24 @@ pub trait ParFn {
     fn required() {}
 }
 
-/// The `#[par_fn]` at `path`.
+/// The `#[par_fn]` at `path`: a free function's path, an associated function's
+/// `type_name_of_val`, or an item's [`item_key`].
 pub(crate) fn find(path: &str) -> Option<&'static ParFnEntry> {
-    static TABLE: OnceLock<HashMap<&'static str, &'static ParFnEntry>> = OnceLock::new();
+    static TABLE: OnceLock<HashMap<String, &'static ParFnEntry>> = OnceLock::new();
     TABLE
-        .get_or_init(|| inventory::iter::<ParFnEntry>.into_iter().map(|e| (e.path, e)).collect())
+        .get_or_init(|| {
+            let mut table: HashMap<String, &'static ParFnEntry> = inventory::iter::<ParFnEntry>
+                .into_iter()
+                .map(|e| (e.path.to_string(), e))
+                .collect();
+            for item in inventory::iter::<ParFnItem> {
+                table.insert(item_key((item.owner)(), item.name), &item.function);
+                if let Some(path) = item.path {
+                    table.insert(path().to_string(), &item.function);
+                }
+            }
+            table
+        })
         .get(path)
         .copied()
 }

@@ -119,18 +119,30 @@ fn prepared(
         return Ok((found.clone(), [program::Origin::Memory; 2]));
     }
     let info = device.info();
-    let (units, called) = resolve_par_fns(par_fns).map_err(DeviceFailure::cannot)?;
-    let signatures: Vec<(Vec<types::TypeDesc>, types::TypeDesc)> =
-        called.iter().map(|&u| units[u].signature.clone()).collect();
+    let mut resolver = Resolver::default();
+    let called = resolver.resolve(par_fns).map_err(DeviceFailure::cannot)?;
+    let signatures: Vec<Option<infer::Signature>> =
+        called.iter().map(|u| u.map(|u| resolver.units[u].signature.clone())).collect();
     let observed = infer::Observations {
         captures: &key.captures,
         root: Some(key.root.clone()),
         output: Some(key.output.clone()),
         par_fns: &signatures,
     };
-    let types = infer::solve(plan.classes, plan.constraints, &observed).map_err(|e| {
-        DeviceFailure::cannot(format!("its types could not be solved on the device: {e}"))
-    })?;
+    let mut methods = vec![None; par_fns.len()];
+    let types =
+        infer::solve_with_methods(plan.classes, plan.constraints, &observed, &mut |f, receiver| {
+            resolver.method(par_fns[f], receiver, &mut methods[f])
+        })
+        .map_err(|e| match e.strip_prefix(METHOD_REASON) {
+            Some(reason) => DeviceFailure::cannot(reason.to_string()),
+            None => {
+                DeviceFailure::cannot(format!("its types could not be solved on the device: {e}"))
+            }
+        })?;
+    // `None`: a method call that is the device's own method (`PC_FN_k` stays undefined).
+    let called: Vec<Option<usize>> = called.iter().zip(&methods).map(|(u, m)| u.or(*m)).collect();
+    let units = resolver.units;
     let uses_f64 =
         types.iter().chain(units.iter().flat_map(|u| &u.types)).any(types::TypeDesc::uses_f64);
     if !info.fp64 && uses_f64 {
@@ -146,14 +158,18 @@ fn prepared(
             "#define PCF_SELF pcf_{i}\n#define PCF_FAULT_BASE {}u",
             faults.len()
         );
-        for (k, &callee) in unit.callees.iter().enumerate() {
-            let _ = writeln!(par_fn_source, "#define PC_FN_{k} pcf_{callee}");
+        for (k, callee) in unit.callees.iter().enumerate() {
+            if let Some(callee) = callee {
+                let _ = writeln!(par_fn_source, "#define PC_FN_{k} pcf_{callee}");
+            }
         }
         par_fn_source.push_str(&prelude.class_defines(&unit.types));
         par_fn_source.push_str(unit.entry.source);
         par_fn_source.push_str("#undef PCF_SELF\n#undef PCF_FAULT_BASE\n");
-        for k in 0..unit.callees.len() {
-            let _ = writeln!(par_fn_source, "#undef PC_FN_{k}");
+        for (k, callee) in unit.callees.iter().enumerate() {
+            if callee.is_some() {
+                let _ = writeln!(par_fn_source, "#undef PC_FN_{k}");
+            }
         }
         par_fn_source.push_str(&program::class_undefs(&unit.types));
         faults.extend(
@@ -161,9 +177,11 @@ fn prepared(
         );
     }
     let mut classes = prelude.class_defines(&types);
-    for (k, &u) in called.iter().enumerate() {
+    for (k, u) in called.iter().enumerate() {
         use std::fmt::Write as _;
-        let _ = writeln!(classes, "#define PC_FN_{k} pcf_{u}");
+        if let Some(u) = u {
+            let _ = writeln!(classes, "#define PC_FN_{k} pcf_{u}");
+        }
     }
     let source =
         program::comprehension_source(plan, &prelude, &par_fn_source, &classes, &types, info.fp64);
@@ -274,23 +292,71 @@ pub(crate) fn reduce<T, R: Reducer<T>>(
 /// its program.
 struct ParFnUnit {
     entry: &'static par_fn::ParFnEntry,
-    /// Its callees, as indices into the list of units.
-    callees: Vec<usize>,
+    /// Its callees, as indices into the list of units (`None`: a method call that is the
+    /// device's own method).
+    callees: Vec<Option<usize>>,
     signature: (Vec<types::TypeDesc>, types::TypeDesc),
     /// Its classes' types.
     types: Vec<types::TypeDesc>,
 }
 
-/// The `#[par_fn]`s called by paths `names`, and those they call: callees before callers. Also
-/// the unit of each name. A function that is not marked, or that calls itself (OpenCL C has no
-/// recursion), is a reason to stay on the CPU.
-fn resolve_par_fns(names: &[&'static str]) -> Result<(Vec<ParFnUnit>, Vec<usize>), String> {
-    fn visit(
-        path: &'static str,
-        units: &mut Vec<ParFnUnit>,
-        index: &mut std::collections::HashMap<&'static str, Option<usize>>,
-    ) -> Result<usize, String> {
-        match index.get(path) {
+/// What begins the error of a method call that the device does not have, so that it reaches
+/// the trace as it is.
+const METHOD_REASON: &str = "\u{0}method: ";
+
+/// The `#[par_fn]`s a comprehension calls (directly or through another), callees before
+/// callers, found by their names, and the methods among them once their receivers' types are
+/// known. A function that is not marked, or that calls itself (OpenCL C has no recursion), is
+/// a reason to stay on the CPU.
+#[derive(Default)]
+struct Resolver {
+    units: Vec<ParFnUnit>,
+    /// The unit of each name visited; `None` while its callees are being visited.
+    index: std::collections::HashMap<&'static str, Option<usize>>,
+}
+
+impl Resolver {
+    /// The unit of each of `names`; `None` for a method call (found by [`Resolver::method`]).
+    fn resolve(&mut self, names: &[&'static str]) -> Result<Vec<Option<usize>>, String> {
+        names
+            .iter()
+            .map(|&n| match parcomp_contract::slot_method(n) {
+                Some(_) => Ok(None),
+                None => self.visit(n).map(Some),
+            })
+            .collect()
+    }
+
+    /// The signature of the method the call `slot` (`.dist`) makes on a receiver of type
+    /// `receiver` (a derived struct's name, or another type), whose unit goes to `unit`.
+    fn method(
+        &mut self,
+        slot: &'static str,
+        receiver: Result<&'static str, String>,
+        unit: &mut Option<usize>,
+    ) -> Result<infer::Signature, String> {
+        let method = parcomp_contract::slot_method(slot).unwrap_or(slot);
+        let owner = receiver.map_err(|other| {
+            format!(
+                "{METHOD_REASON}it calls the method `.{method}()`, which the device does not have \
+                 for a `{other}` (the device's methods of values other than structs are the \
+                 numeric and ASCII ones)"
+            )
+        })?;
+        let key = par_fn::intern(par_fn::item_key(owner, method));
+        if par_fn::find(key).is_none() {
+            return Err(format!(
+                "{METHOD_REASON}it calls the method `.{method}()`, which the device does not have: \
+                 `{owner}` has no method `{method}` in a `#[par_fn] impl` block"
+            ));
+        }
+        let u = self.visit(key)?;
+        *unit = Some(u);
+        Ok(self.units[u].signature.clone())
+    }
+
+    fn visit(&mut self, path: &'static str) -> Result<usize, String> {
+        match self.index.get(path) {
             Some(Some(done)) => return Ok(*done),
             Some(None) => {
                 return Err(format!("`{path}` calls itself, and device code cannot recurse"))
@@ -299,31 +365,34 @@ fn resolve_par_fns(names: &[&'static str]) -> Result<(Vec<ParFnUnit>, Vec<usize>
         }
         let entry = par_fn::find(path)
             .ok_or_else(|| format!("it calls `{path}`, which is not marked `#[par_fn]`"))?;
-        index.insert(path, None);
-        let callees = (entry.callees)()
-            .into_iter()
-            .map(|callee| visit(callee, units, index))
-            .collect::<Result<Vec<usize>, String>>()?;
+        self.index.insert(path, None);
+        let names = (entry.callees)();
+        let callees = self.resolve(&names)?;
         let signature = (entry.signature)();
         let mut observations: Vec<types::TypeDesc> = signature.0.clone();
         observations.push(signature.1.clone());
-        let callee_signatures: Vec<(Vec<types::TypeDesc>, types::TypeDesc)> =
-            callees.iter().map(|&c| units[c].signature.clone()).collect();
+        let callee_signatures: Vec<Option<infer::Signature>> =
+            callees.iter().map(|c| c.map(|c| self.units[c].signature.clone())).collect();
         let observed = infer::Observations {
             captures: &observations,
             root: None,
             output: None,
             par_fns: &callee_signatures,
         };
-        let types = infer::solve(entry.classes, entry.constraints, &observed)
-            .map_err(|e| format!("the types of `#[par_fn] {path}` could not be solved: {e}"))?;
-        units.push(ParFnUnit { entry, callees, signature, types });
-        index.insert(path, Some(units.len() - 1));
-        Ok(units.len() - 1)
+        let mut methods = vec![None; names.len()];
+        let types = infer::solve_with_methods(
+            entry.classes,
+            entry.constraints,
+            &observed,
+            &mut |f, receiver| self.method(names[f], receiver, &mut methods[f]),
+        )
+        .map_err(|e| match e.strip_prefix(METHOD_REASON) {
+            Some(reason) => format!("{METHOD_REASON}{reason} (in `#[par_fn] {path}`)"),
+            None => format!("the types of `#[par_fn] {path}` could not be solved: {e}"),
+        })?;
+        let callees = callees.iter().zip(&methods).map(|(u, m)| u.or(*m)).collect();
+        self.units.push(ParFnUnit { entry, callees, signature, types });
+        self.index.insert(path, Some(self.units.len() - 1));
+        Ok(self.units.len() - 1)
     }
-    let mut units = Vec::new();
-    let mut index = std::collections::HashMap::new();
-    let called =
-        names.iter().map(|&n| visit(n, &mut units, &mut index)).collect::<Result<_, _>>()?;
-    Ok((units, called))
 }

@@ -209,6 +209,10 @@ pub enum DKind {
     Match(Box<DExpr>, Vec<DArm>),
     /// A numeric method, `x.abs()`, `a.min(b)`, also written `i64::max(a, b)`: receiver first.
     Method(Method, Vec<DExpr>, Option<FaultSite>),
+    /// `x.abs()` whose receiver may be a struct with `#[derive(DeviceValue)]`: the struct's
+    /// `#[par_fn]` method (the call `ParFnId`, a method slot) when it is one, else the numeric
+    /// method (chosen when the program is built: `PC_FN_k` is defined only for a method).
+    MethodOrCall(Method, ParFnId, Vec<DExpr>, Option<FaultSite>),
     /// `xs[i]` of a captured collection.
     Index(CaptureId, Box<DExpr>, FaultSite),
     /// `xs.len()` of a captured collection.

@@ -38,8 +38,9 @@ pub struct DeviceUnit {
     pub not_device: Vec<NotDevice>,
     /// The values the kernels read from the caller.
     pub captures: Vec<Capture>,
-    /// The `#[par_fn]`s called, by their path as written.
-    pub par_fns: Vec<syn::Path>,
+    /// The `#[par_fn]`s called: by their path as written, or methods and constants found by
+    /// the runtime.
+    pub par_fns: Vec<crate::analysis::device::Callee>,
     /// Number of type classes.
     pub classes: u32,
     /// How the classes relate.

@@ -532,7 +532,25 @@ impl<'a> Lower<'a> {
         } else {
             (segments[n - 2].as_str(), segments[n - 1].as_str())
         };
-        let prim = Prim::from_rust(ty).ok_or_else(unknown)?;
+        let Some(prim) = Prim::from_rust(ty) else {
+            // `Point::ORIGIN`, `Self::SCALE`: an associated constant of a `#[par_fn] impl`
+            // (by Rust's naming conventions: a type, then a constant's name).
+            let owner = &segments[n - 2];
+            let constant = &segments[n - 1];
+            let is_type = owner == "Self" || owner.starts_with(|c: char| c.is_ascii_uppercase());
+            let is_const = constant.chars().any(|c| c.is_ascii_uppercase())
+                && !constant.chars().any(|c| c.is_ascii_lowercase());
+            let plain =
+                path.qself.is_none() && path.path.segments.iter().all(|s| s.arguments.is_none());
+            if !(is_type && is_const && plain) {
+                return Err(unknown());
+            }
+            let mut owner_path = path.path.clone();
+            owner_path.segments.pop();
+            owner_path.segments.pop_punct();
+            let id = self.ctx.constant(&owner_path, constant);
+            return Ok(self.call_of(id, Vec::new()));
+        };
         let literal = constant_value(prim, name).ok_or_else(unknown)?;
         let class = self.ctx.prim(prim);
         Ok(DExpr { kind: DKind::Lit(literal), class })
@@ -1088,7 +1106,7 @@ impl<'a> Lower<'a> {
         }
         let Some(info) = methods::method(&name, call.args.len()) else {
             let known = methods::is_known(&name);
-            return Err(not_device(
+            let refused = not_device(
                 call.method.span(),
                 if known {
                     format!("calls `.{name}()` with {} arguments", call.args.len())
@@ -1096,11 +1114,88 @@ impl<'a> Lower<'a> {
                     format!("calls the method `.{name}()`, which the device does not have")
                 },
                 SUBSET,
-            ));
+            );
+            // Methods of `#[par_fn] impl` blocks are not generic.
+            if call.turbofish.is_some() {
+                return Err(refused);
+            }
+            return self.user_method(call, refused);
         };
         let receiver = self.expr(&call.receiver)?;
         let args = call.args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>, _>>()?;
-        self.apply_method(info, receiver, args, &Expr::MethodCall(call.clone()))
+        let whole = Expr::MethodCall(call.clone());
+        match info.typing {
+            // An `Option` is never a struct; `abs_diff`'s typing waits on its receiver's type.
+            Typing::OptionValue | Typing::OptionFlag | Typing::Unsigned => {
+                self.apply_method(info, receiver, args, &whole)
+            }
+            _ => self.method_or_call(info, &name, receiver, args, &whole),
+        }
+    }
+
+    /// `x.abs()` of a receiver that may be a struct with a `#[par_fn]` method of that name:
+    /// the runtime chooses by the receiver's type (`Constraint::Builtin`), the program by
+    /// whether `PC_FN_k` is defined. The numeric method's typing is written over stand-ins of
+    /// the receiver and arguments, joined to them only when it is chosen.
+    fn method_or_call(
+        &mut self,
+        info: &methods::MethodInfo,
+        name: &str,
+        receiver: DExpr,
+        args: Vec<DExpr>,
+        whole: &Expr,
+    ) -> Lowered {
+        let id = self.ctx.method(name);
+        let mut stand_ins = Vec::new();
+        for _ in 0..=args.len() {
+            stand_ins.push(DExpr { kind: DKind::Unit, class: self.ctx.class() });
+        }
+        let mut stand_ins = stand_ins.into_iter();
+        let stand_in = stand_ins.next().expect("a receiver");
+        let builtin = self.apply_method(info, stand_in, stand_ins.collect(), whole)?;
+        let DKind::Method(method, stand_ins, site) = builtin.kind else {
+            unreachable!("apply_method makes a method")
+        };
+        let mut all = vec![receiver];
+        all.extend(args);
+        let class = self.ctx.class();
+        self.ctx.constrain(Constraint::Builtin(id, class, builtin.class));
+        for (a, s) in all.iter().zip(&stand_ins) {
+            self.ctx.constrain(Constraint::Builtin(id, a.class, s.class));
+        }
+        self.ctx.constrain(Constraint::Return(class, id));
+        for (k, a) in all.iter().enumerate() {
+            let param = self.ctx.class();
+            self.ctx.constrain(Constraint::Param(param, id, k as u32));
+            self.ctx.same(a.class, param);
+        }
+        Ok(DExpr { kind: DKind::MethodOrCall(method, id, all, site), class })
+    }
+
+    /// `receiver.name(args)` for a method the device does not have built in: a method of a
+    /// `#[par_fn] impl` block, found by the runtime once the receiver's type is known (a
+    /// struct with `#[derive(DeviceValue)]`; any other type keeps the comprehension on the CPU,
+    /// with `refused` as the reason). A receiver the device cannot compute is `refused` now.
+    fn user_method(&mut self, call: &syn::ExprMethodCall, refused: NotDevice) -> Lowered {
+        let receiver = self.expr(&call.receiver).map_err(|_| refused)?;
+        let mut args = vec![receiver];
+        for a in &call.args {
+            args.push(self.expr(a)?);
+        }
+        let id = self.ctx.method(&call.method.unraw().to_string());
+        Ok(self.call_of(id, args))
+    }
+
+    /// A call of the `#[par_fn]` `id` with `args`, typed by its signature.
+    fn call_of(&mut self, id: crate::plan::kernel_ir::ParFnId, args: Vec<DExpr>) -> DExpr {
+        let class = self.ctx.class();
+        self.ctx.constrain(Constraint::Return(class, id));
+        for (k, a) in args.iter().enumerate() {
+            let param = self.ctx.class();
+            self.ctx.constrain(Constraint::Param(param, id, k as u32));
+            self.ctx.same(a.class, param);
+        }
+        DExpr { kind: DKind::Call(id, args), class }
     }
 
     fn apply_method(
@@ -1246,16 +1341,10 @@ impl<'a> Lower<'a> {
                 "the device calls `#[par_fn]` functions, which are not generic",
             ));
         }
-        // Any other function: a `#[par_fn]`, found when the comprehension runs.
+        // Any other function: a `#[par_fn]` (or an associated function of a `#[par_fn]
+        // impl`), found when the comprehension runs.
         let id = self.ctx.par_fn(&func.path);
-        let class = self.ctx.class();
-        self.ctx.constrain(Constraint::Return(class, id));
-        for (k, a) in args.iter().enumerate() {
-            let param = self.ctx.class();
-            self.ctx.constrain(Constraint::Param(param, id, k as u32));
-            self.ctx.same(a.class, param);
-        }
-        Ok(DExpr { kind: DKind::Call(id, args), class })
+        Ok(self.call_of(id, args))
     }
 
     /// `Wrapper(a, b)` (also `Self(a, b)` and `module::Wrapper(a, b)`): a tuple struct with

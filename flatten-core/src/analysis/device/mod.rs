@@ -37,7 +37,7 @@ pub(crate) struct DeviceCtx {
     /// Values read from the caller.
     pub(crate) captures: Vec<Capture>,
     /// `#[par_fn]`s called.
-    pub(crate) par_fns: Vec<syn::Path>,
+    pub(crate) par_fns: Vec<Callee>,
     /// The text of each fault site.
     pub(crate) faults: Vec<String>,
     /// The name and class of each local made so far.
@@ -123,10 +123,34 @@ impl DeviceCtx {
     /// The `#[par_fn]` at `path` (one per path as written).
     pub(crate) fn par_fn(&mut self, path: &syn::Path) -> ParFnId {
         let wanted = text(path);
-        if let Some(k) = self.par_fns.iter().position(|p| text(p) == wanted) {
+        if let Some(k) =
+            self.par_fns.iter().position(|p| matches!(p, Callee::Path(p) if text(p) == wanted))
+        {
             return ParFnId(k as u32);
         }
-        self.par_fns.push(path.clone());
+        self.par_fns.push(Callee::Path(path.clone()));
+        ParFnId(self.par_fns.len() as u32 - 1)
+    }
+
+    /// A call of the method `name` on a receiver of a type the macro cannot see (one per call:
+    /// two calls of one name may have receivers of different types).
+    pub(crate) fn method(&mut self, name: &str) -> ParFnId {
+        self.par_fns.push(Callee::Method(name.to_string()));
+        ParFnId(self.par_fns.len() as u32 - 1)
+    }
+
+    /// The associated constant `name` of the type `owner` (`Point::ORIGIN`), read in a
+    /// `#[par_fn]` (one per constant as written).
+    pub(crate) fn constant(&mut self, owner: &syn::Path, name: &str) -> ParFnId {
+        let wanted = (text(owner), name.to_string());
+        if let Some(k) = self
+            .par_fns
+            .iter()
+            .position(|p| matches!(p, Callee::Const(o, n) if (text(o), n.clone()) == wanted))
+        {
+            return ParFnId(k as u32);
+        }
+        self.par_fns.push(Callee::Const(owner.clone(), name.to_string()));
         ParFnId(self.par_fns.len() as u32 - 1)
     }
 
@@ -134,6 +158,37 @@ impl DeviceCtx {
     pub(crate) fn fault(&mut self, what: impl Display) -> FaultSite {
         self.faults.push(what.to_string());
         FaultSite(self.faults.len() as u32 - 1)
+    }
+}
+
+/// What a call in device code calls: found by the runtime under a name the emitted code
+/// computes ([`Callee::name`]).
+#[derive(Clone)]
+pub enum Callee {
+    /// A function by its path as written (a `#[par_fn] fn`, or an associated function of a
+    /// `#[par_fn] impl`: `Point::new`): `type_name_of_val` of the item.
+    Path(syn::Path),
+    /// The method `.name()` of whatever type the receiver (the call's first argument) has,
+    /// found once the runtime has solved that type: `contract::method_slot`.
+    Method(String),
+    /// The associated constant `name` of the type at the path (`Point::ORIGIN`): its
+    /// `#[par_fn] impl` compiles it as a function without parameters.
+    Const(syn::Path, String),
+}
+
+impl Callee {
+    /// The expression giving the name the runtime finds the callee by (`&'static str`).
+    pub fn name(&self, rt: &proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+        match self {
+            Callee::Path(path) => quote::quote! { #rt::par_fn_name(&#path) },
+            Callee::Method(name) => {
+                let slot = parcomp_contract::method_slot(name);
+                quote::quote! { #slot }
+            }
+            Callee::Const(owner, name) => {
+                quote::quote! { #rt::par_fn_item_name::<#owner>(#name) }
+            }
+        }
     }
 }
 

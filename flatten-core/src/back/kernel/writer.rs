@@ -360,6 +360,26 @@ impl<'c> ExprWriter<'c> {
                 let r = self.expr(row, body);
                 format!("PC_CAP_ROW_LEN({}, {}, {r})", capture.0, self.site(*site))
             }
+            DKind::MethodOrCall(method, f, args, site) => {
+                // The struct's `#[par_fn]` method when the runtime defines `PC_FN_k`, else the
+                // numeric method.
+                let refs: Vec<&DExpr> = args.iter().collect();
+                let parts = self.operands(&refs, body).join(", ");
+                let t = self.names.temp();
+                body.line(format!("{} {t};", ty(e.class)));
+                body.line(format!("#ifdef PC_FN_{}", f.0));
+                body.line(format!("{t} = PC_FN_{}(pc_fault, {parts});", f.0));
+                body.line("#else");
+                let op = ops::op(method.op, args[0].class);
+                match site {
+                    Some(site) => {
+                        body.line(format!("{t} = {op}(pc_fault, {}, {parts});", self.site(*site)))
+                    }
+                    None => body.line(format!("{t} = {op}({parts});")),
+                }
+                body.line("#endif");
+                t
+            }
             DKind::Call(f, args) => {
                 let refs: Vec<&DExpr> = args.iter().collect();
                 let mut parts = vec!["pc_fault".to_string()];

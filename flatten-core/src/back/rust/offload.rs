@@ -103,12 +103,18 @@ pub(super) fn emit(
         }
     }
     if required {
-        for (k, path) in unit.par_fns.iter().enumerate() {
-            items.extend(require_par_fn(path, k, rt));
+        for (k, callee) in unit.par_fns.iter().enumerate() {
+            // An associated function (`Point::new`) cannot be imported to be checked; it and
+            // a method are found when the comprehension runs.
+            if let crate::analysis::device::Callee::Path(path) = callee {
+                if !crate::par_fn::names_associated_item(path) {
+                    items.extend(require_par_fn(path, k, rt));
+                }
+            }
         }
     }
     let par_fns = Ident::new("__parcomp_par_fns", Span::mixed_site());
-    let names = unit.par_fns.iter().map(|path| quote! { #rt::par_fn_name(&#path) });
+    let names = unit.par_fns.iter().map(|callee| callee.name(rt));
     items.extend(quote! { let #par_fns = [#(#names),*]; });
     let output = Ident::new("__parcomp_output", Span::mixed_site());
     items.extend(quote! { let #output = (&&&#run.output_probe()).output_codec(); });
@@ -270,6 +276,7 @@ pub(crate) fn constraint(c: &Constraint, gpu: &TokenStream) -> TokenStream {
         Constraint::Unsigned(a, b) => quote! { #ty::Unsigned(#a, #b) },
         Constraint::Param(a, f, n) => quote! { #ty::Param(#a, #f, #n) },
         Constraint::Return(a, f) => quote! { #ty::Return(#a, #f) },
+        Constraint::Builtin(f, a, b) => quote! { #ty::Builtin(#f, #a, #b) },
     }
 }
 
