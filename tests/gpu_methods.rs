@@ -239,10 +239,35 @@ fn a_method_the_device_does_not_have_stays_on_the_cpu() {
     // A method of a number that the device does not have.
     let why = "calls the method `.twice()`, which the device does not have for a `i32`";
     off_device(|| par![p.v.twice() | p <- &plain], why);
+    // A method named like a number's method, which the struct does not have.
+    let why = "calls the method `.abs()`, which the device does not have: `gpu_methods::Plain` \
+               has no method `abs` in a `#[par_fn] impl` block";
+    off_device(|| par![p.abs() | p <- &plain], why);
+    // A `#[par_fn]` calling a method the device does not have: the reason names it.
+    let why = "`gpu_methods::Plain` has no method `twice` in a `#[par_fn] impl` block (in \
+               `#[par_fn] gpu_methods::twice_of`)";
+    off_device(|| par![twice_of(p) | p <- &plain], why);
+    // Under `@gpu` a method is looked for when the comprehension runs: one that is missing
+    // keeps it on the CPU, with the reason in the trace.
+    let why = "`gpu_methods::Plain` has no method `twice`";
+    if let Some(got) = off_device(|| par![@gpu p.twice() | p <- &plain], why) {
+        assert_eq!(got, want);
+    }
     // `par_explain!` cannot know the receiver's type: it says the device runs it when the
     // method is found.
     let plan = par_explain![p.dist(p) | p <- &plain];
     assert!(plan.contains("runs on a device when one is present"), "{plan}");
+}
+
+#[par_fn]
+fn twice_of(p: Plain) -> i32 {
+    p.twice()
+}
+
+impl Plain {
+    fn abs(self) -> Plain {
+        Plain { v: self.v.abs() }
+    }
 }
 
 trait Twice {
@@ -268,4 +293,42 @@ fn methods_inside_par_fns() {
 fn spread(p: Point, i: i32) -> f32 {
     let l = Line::between(p, Point::new(i as f32, Point::SCALE));
     l.len() + l.mid().dist(Point::ORIGIN)
+}
+
+/// A generic derived struct, with a `#[par_fn] impl` for one of its instances.
+#[derive(Clone, Copy, Debug, PartialEq, DeviceValue)]
+struct Pair<T> {
+    a: T,
+    b: T,
+}
+
+#[par_fn]
+impl Pair<i64> {
+    const ZERO: Pair<i64> = Pair { a: 0, b: 0 };
+
+    fn sum(self) -> i64 {
+        self.a + self.b
+    }
+
+    fn swapped(&self) -> Self {
+        Pair { a: self.b, b: self.a }
+    }
+
+    fn is_zero(self) -> bool {
+        self.a == Self::ZERO.a && self.b == Pair::<i64>::ZERO.b
+    }
+}
+
+#[test]
+fn an_impl_of_a_generic_structs_instance() {
+    let pairs: Vec<Pair<i64>> =
+        (-50..50).map(|i| Pair { a: i * 3, b: i64::MAX - 50 - i }).collect();
+    let got = on_every_backend(|| par![(p.swapped(), p.is_zero()) | p <- &pairs]);
+    let want: Vec<_> = pairs.iter().map(|p| (p.swapped(), p.is_zero())).collect();
+    assert_eq!(got, want);
+    // `i64::MAX - i + 3 i` wraps on the device as in a release build.
+    for (_, got) in on_devices(|| par![p.sum() | p <- &pairs]) {
+        let want: Vec<i64> = pairs.iter().map(|p| p.a.wrapping_add(p.b)).collect();
+        assert_eq!(got, want);
+    }
 }

@@ -224,8 +224,14 @@ fn primes_by_the_expansion_sieve() {
     let cases = data["primes_below"]["cases"].as_array().unwrap();
     let mut checked = 0;
     // The new primes are read from the atomic flags the multiples were marked in (on the CPU):
-    // that comprehension stays on the CPU; the multiples run on the device.
-    let host_only = [("composite[x - c].load", "calls the method `.load()`")];
+    // that comprehension stays on the CPU (the device cannot hold atomics, whose `.load()` the
+    // runtime would otherwise look for as a method of the element's type); the multiples run
+    // on the device.
+    let host_only = [(
+        "composite[x - c].load",
+        "`composite` is a `alloc::vec::Vec<core::sync::atomic::AtomicBool>`, which the device \
+         cannot hold",
+    )];
     on_every_backend_but(&host_only, |backend| {
         for case in cases {
             let n = case["n"].as_u64().unwrap() as usize;

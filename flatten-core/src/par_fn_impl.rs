@@ -185,10 +185,12 @@ fn compile_method(
         } else if r.colon_token.is_some() && !receiver_is_self(&r.ty) {
             errors.push(error_spanned(
                 r,
-                format!("the device method `{}` takes its receiver as `{}`", f.sig.ident, {
-                    crate::text::text(&r.ty)
-                }),
-                "take `self`, `mut self` or `&self`",
+                format!(
+                    "the device method `{}` takes its receiver as another type than `Self` or \
+                     `&Self`",
+                    f.sig.ident
+                ),
+                "take `self`, `mut self` or `&self`: the device passes the value itself",
             ));
         }
     }

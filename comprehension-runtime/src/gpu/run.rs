@@ -134,8 +134,9 @@ fn prepared(
         infer::solve_with_methods(plan.classes, plan.constraints, &observed, &mut |f, receiver| {
             resolver.method(par_fns[f], receiver, &mut methods[f])
         })
-        .map_err(|e| match e.strip_prefix(METHOD_REASON) {
-            Some(reason) => DeviceFailure::cannot(reason.to_string()),
+        .map_err(|e| match resolver.method_failure.take() {
+            // A method the device does not have: the reason as it is.
+            Some(reason) => DeviceFailure::cannot(reason),
             None => {
                 DeviceFailure::cannot(format!("its types could not be solved on the device: {e}"))
             }
@@ -300,10 +301,6 @@ struct ParFnUnit {
     types: Vec<types::TypeDesc>,
 }
 
-/// What begins the error of a method call that the device does not have, so that it reaches
-/// the trace as it is.
-const METHOD_REASON: &str = "\u{0}method: ";
-
 /// The `#[par_fn]`s a comprehension calls (directly or through another), callees before
 /// callers, found by their names, and the methods among them once their receivers' types are
 /// known. A function that is not marked, or that calls itself (OpenCL C has no recursion), is
@@ -313,6 +310,9 @@ struct Resolver {
     units: Vec<ParFnUnit>,
     /// The unit of each name visited; `None` while its callees are being visited.
     index: std::collections::HashMap<&'static str, Option<usize>>,
+    /// Why the last method call that failed did (a method the device does not have): the
+    /// reason the comprehension stays on the CPU, rather than the solver's error it causes.
+    method_failure: Option<String>,
 }
 
 impl Resolver {
@@ -335,10 +335,23 @@ impl Resolver {
         receiver: Result<&'static str, String>,
         unit: &mut Option<usize>,
     ) -> Result<infer::Signature, String> {
+        let found = self.find_method(slot, receiver, unit);
+        if let Err(e) = &found {
+            self.method_failure = Some(e.clone());
+        }
+        found
+    }
+
+    fn find_method(
+        &mut self,
+        slot: &'static str,
+        receiver: Result<&'static str, String>,
+        unit: &mut Option<usize>,
+    ) -> Result<infer::Signature, String> {
         let method = parcomp_contract::slot_method(slot).unwrap_or(slot);
         let owner = receiver.map_err(|other| {
             format!(
-                "{METHOD_REASON}it calls the method `.{method}()`, which the device does not have \
+                "it calls the method `.{method}()`, which the device does not have \
                  for a `{other}` (the device's methods of values other than structs are the \
                  numeric and ASCII ones)"
             )
@@ -346,7 +359,7 @@ impl Resolver {
         let key = par_fn::intern(par_fn::item_key(owner, method));
         if par_fn::find(key).is_none() {
             return Err(format!(
-                "{METHOD_REASON}it calls the method `.{method}()`, which the device does not have: \
+                "it calls the method `.{method}()`, which the device does not have: \
                  `{owner}` has no method `{method}` in a `#[par_fn] impl` block"
             ));
         }
@@ -386,8 +399,13 @@ impl Resolver {
             &observed,
             &mut |f, receiver| self.method(names[f], receiver, &mut methods[f]),
         )
-        .map_err(|e| match e.strip_prefix(METHOD_REASON) {
-            Some(reason) => format!("{METHOD_REASON}{reason} (in `#[par_fn] {path}`)"),
+        .map_err(|e| match self.method_failure.take() {
+            Some(reason) => {
+                // The caller's method call (if any) reports it as its own failure.
+                let reason = format!("{reason} (in `#[par_fn] {path}`)");
+                self.method_failure = Some(reason.clone());
+                reason
+            }
             None => format!("the types of `#[par_fn] {path}` could not be solved: {e}"),
         })?;
         let callees = callees.iter().zip(&methods).map(|(u, m)| u.or(*m)).collect();

@@ -540,8 +540,8 @@ impl<'a> Lower<'a> {
             let is_type = owner == "Self" || owner.starts_with(|c: char| c.is_ascii_uppercase());
             let is_const = constant.chars().any(|c| c.is_ascii_uppercase())
                 && !constant.chars().any(|c| c.is_ascii_lowercase());
-            let plain =
-                path.qself.is_none() && path.path.segments.iter().all(|s| s.arguments.is_none());
+            let plain = path.qself.is_none()
+                && path.path.segments.last().is_some_and(|s| s.arguments.is_none());
             if !(is_type && is_const && plain) {
                 return Err(unknown());
             }
