@@ -102,6 +102,15 @@ pub fn par_kernel(input: TokenStream) -> TokenStream {
 
 /// `#[par_fn]`: keeps the function as it is and also compiles it for the device, so that
 /// comprehensions running on a GPU can call it.
+///
+/// On an inherent `impl` block of a struct with `#[derive(DeviceValue)]`
+/// (`#[par_fn] impl Point { ... }`), it does so for every method (receiver `self`, `mut self` or
+/// `&self`), associated function and associated constant of the block: device code then calls
+/// `p.dist(q)`, `Point::new(x, y)`, `Self::new(..)` and reads `Point::ORIGIN`. A method call is
+/// found when the comprehension runs, by the receiver's type and the method's name; one the
+/// device does not have keeps the comprehension on the CPU, with the reason in the trace.
+/// Refused with an error: `&mut self` and other receivers, trait impls, generic impls, and
+/// `#[par_fn]` on a single method of an impl (it cannot see the type: mark the block).
 #[proc_macro_attribute]
 pub fn par_fn(attr: TokenStream, item: TokenStream) -> TokenStream {
     flatten_core::par_fn_attribute(attr.into(), item.into()).into()

@@ -2,7 +2,8 @@
 //! IR of [`crate::plan::kernel_ir`].
 //!
 //! - [`lower`]: expressions (arithmetic, comparisons, casts, tuples, `if`, `match`, blocks,
-//!   numeric and ASCII methods, indexing captured collections, `#[par_fn]` calls);
+//!   numeric and ASCII methods, indexing captured collections, `#[par_fn]` calls, methods and
+//!   associated constants of `#[par_fn] impl` blocks, found at run time: see [`Callee`]);
 //! - [`methods`]: the numeric and ASCII methods and how they type;
 //! - [`generator`]: generators (ranges, `step_by`, `rev`, `map`, captured collections, rows).
 //!
