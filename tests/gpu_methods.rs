@@ -167,7 +167,7 @@ fn methods_named_like_the_numbers_methods() {
 #[test]
 fn integer_methods_wrap_and_fault_as_rust_does() {
     let counters: Vec<Counter> =
-        (0..300).map(|i| Counter { count: i as u8, step: i as i32 * 7 - 1000 }).collect();
+        (0..300).map(|i: i32| Counter { count: i as u8, step: i * 7 - 1000 }).collect();
     // u8 + 200 wraps in a release build; the device wraps too (a debug build would panic).
     for (_, got) in on_devices(|| par![c.bumped() | c <- &counters]) {
         let want: Vec<u8> = counters.iter().map(|c| c.count.wrapping_add(200)).collect();

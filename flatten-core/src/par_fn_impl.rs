@@ -28,7 +28,7 @@ pub(crate) fn expand(mut block: syn::ItemImpl, rt: &TokenStream) -> TokenStream 
     // `#[par_fn]` written on the items as well as on the block: the block's covers them.
     for item in &mut block.items {
         if let syn::ImplItem::Fn(f) = item {
-            f.attrs.retain(|a| !a.path().segments.last().is_some_and(|s| s.ident == "par_fn"));
+            f.attrs.retain(|a| a.path().segments.last().is_none_or(|s| s.ident != "par_fn"));
         }
     }
     let mut errors = refusals(&block);
@@ -204,8 +204,9 @@ fn compile_method(
         .inputs
         .iter()
         .map(|input| match input {
-            syn::FnArg::Typed(t) => TypeOrSelf::Type((*t.ty).clone()),
-            syn::FnArg::Receiver(_) => TypeOrSelf::SelfTy,
+            syn::FnArg::Typed(t) => (*t.ty).clone(),
+            // The receiver is passed by value: the block's type.
+            syn::FnArg::Receiver(_) => syn::parse_quote!(Self),
         })
         .collect::<Vec<_>>();
     let ident = f.sig.ident.clone();
@@ -238,29 +239,17 @@ fn compile_const(
     Ok(Entry::new(ident.to_string(), None, text, unit, Vec::new(), ty.clone(), rt))
 }
 
-/// A parameter's type: written, or the block's type (a receiver).
-enum TypeOrSelf {
-    Type(syn::Type),
-    SelfTy,
-}
-
 impl Entry {
     fn new(
         item: String,
         function: Option<syn::Ident>,
         text: String,
         unit: Unit,
-        params: Vec<TypeOrSelf>,
+        params: Vec<syn::Type>,
         ret: syn::Type,
         rt: &TokenStream,
     ) -> Entry {
-        let params = params
-            .iter()
-            .map(|p| match p {
-                TypeOrSelf::Type(ty) => desc(ty, rt),
-                TypeOrSelf::SelfTy => desc(&syn::parse_quote!(Self), rt),
-            })
-            .collect();
+        let params = params.iter().map(|ty| desc(ty, rt)).collect();
         let ret = desc(&ret, rt);
         Entry {
             name: format_ident!("__parcomp_item_{}", item.trim_start_matches("r#")),

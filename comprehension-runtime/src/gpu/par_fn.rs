@@ -11,7 +11,7 @@
 //! - a method call `p.dist(q)`, whose receiver's type only the runtime knows, is listed as the
 //!   slot `.dist` (`parcomp_contract::method_slot`); once the receiver's type is solved to a
 //!   struct with `#[derive(DeviceValue)]` (named `type_name::<T>()`), the method is the item
-//!   `T::dist` ([`item_key`]);
+//!   `T::dist` (`item_key`);
 //! - an associated function called by its path (`Point::new(x, y)`, `Point::dist(p, q)`) is
 //!   found by `type_name_of_val` of the function, as a free function is;
 //! - an associated constant (`Point::ORIGIN` in a `#[par_fn]`) by [`par_fn_item_name`].
