@@ -95,6 +95,11 @@ struct Counter {
 impl Counter {
     const LIMIT: i32 = 1000;
 
+    /// `Option::unwrap` of `None` inside a method: Rust's panic.
+    fn first(self, of: Option<u8>) -> u8 {
+        of.unwrap() + self.count
+    }
+
     fn bumped(self) -> u8 {
         self.count + 200
     }
@@ -164,6 +169,28 @@ fn methods_named_like_the_numbers_methods() {
     assert_eq!(got, want);
 }
 
+/// The panic message of `f` run on each device backend, raised by the device's fault (none
+/// when there is no device).
+fn device_panics(f: impl Fn()) -> Vec<String> {
+    let mut messages = Vec::new();
+    for &backend in devices() {
+        let (result, runs) =
+            trace::record(|| catch_unwind(AssertUnwindSafe(|| with_backend(backend, &f))));
+        let payload = result.expect_err("the comprehension should panic");
+        for r in &runs {
+            assert_eq!(r.backend, backend, "{r}");
+        }
+        let message = match payload.downcast::<String>() {
+            Ok(s) => *s,
+            Err(p) => p.downcast::<&str>().map(|s| s.to_string()).unwrap_or_default(),
+        };
+        // The fault was the device's, raised on the host.
+        assert!(message.ends_with(&format!("on {}", backend.name())), "{message}");
+        messages.push(message);
+    }
+    messages
+}
+
 #[test]
 fn integer_methods_wrap_and_fault_as_rust_does() {
     let counters: Vec<Counter> =
@@ -179,22 +206,19 @@ fn integer_methods_wrap_and_fault_as_rust_does() {
     // A division by zero inside a method is Rust's panic, raised on the host.
     let divisors = [3, 1, 0, 2];
     let run = || drop(par![c.per(d) | c <- &counters, d <- &divisors]);
-    for &backend in devices() {
-        let (result, runs) =
-            trace::record(|| catch_unwind(AssertUnwindSafe(|| with_backend(backend, run))));
-        let payload = result.expect_err("the division by zero panics");
-        for r in &runs {
-            assert_eq!(r.backend, backend, "{r}");
-        }
-        let message = payload
-            .downcast::<String>()
-            .map(|s| *s)
-            .unwrap_or_else(|p| p.downcast::<&str>().map(|s| s.to_string()).unwrap_or_default());
+    for message in device_panics(run) {
         assert!(message.contains("attempt to divide by zero"), "{message}");
         assert!(message.contains("Counter::per"), "{message} does not name the method");
     }
     let on_cpu = catch_unwind(|| with_backend(Backend::Sequential, run));
     assert!(on_cpu.is_err());
+    // So is `unwrap` of `None`.
+    let options = [Some(1u8), None];
+    let run = || drop(par![c.first(o) | c <- &counters[..2], o <- &options]);
+    for message in device_panics(run) {
+        assert!(message.contains("called `Option::unwrap()` on a `None` value"), "{message}");
+    }
+    assert!(catch_unwind(|| with_backend(Backend::Sequential, run)).is_err());
 }
 
 #[test]
@@ -314,6 +338,11 @@ impl Pair<i64> {
         Pair { a: self.b, b: self.a }
     }
 
+    /// Named like the numbers' `min`, typed otherwise (a struct in, a number out).
+    fn min(self, other: Pair<i64>) -> i64 {
+        self.a.min(self.b).min(other.a.min(other.b))
+    }
+
     fn is_zero(self) -> bool {
         self.a == Self::ZERO.a && self.b == Pair::<i64>::ZERO.b
     }
@@ -325,6 +354,12 @@ fn an_impl_of_a_generic_structs_instance() {
         (-50..50).map(|i| Pair { a: i * 3, b: i64::MAX - 50 - i }).collect();
     let got = on_every_backend(|| par![(p.swapped(), p.is_zero()) | p <- &pairs]);
     let want: Vec<_> = pairs.iter().map(|p| (p.swapped(), p.is_zero())).collect();
+    assert_eq!(got, want);
+    let got = on_every_backend(|| par![(p.min(q), p.a.min(q.b)) | p <- &pairs, q <- &pairs[..3]]);
+    let want: Vec<_> = pairs
+        .iter()
+        .flat_map(|&p| pairs[..3].iter().map(move |&q| (p.min(q), p.a.min(q.b))))
+        .collect();
     assert_eq!(got, want);
     // `i64::MAX - i + 3 i` wraps on the device as in a release build.
     for (_, got) in on_devices(|| par![p.sum() | p <- &pairs]) {
