@@ -50,12 +50,17 @@ pub fn expand(attr: TokenStream, item: TokenStream, rt: &TokenStream) -> TokenSt
             .to_compile_error();
         return quote! { #function #e };
     }
-    // A method: the attribute on it cannot see the type it belongs to.
-    if let Some(syn::FnArg::Receiver(r)) = function.sig.inputs.first() {
+    // A method, or an associated function naming `Self`: the attribute on it cannot see the
+    // type it belongs to.
+    let at = match function.sig.inputs.first() {
+        Some(syn::FnArg::Receiver(r)) => Some(quote! { #r }),
+        _ => mentions_self(quote! { #function }).map(|s| quote! { #s }),
+    };
+    if let Some(at) = at {
         let e = error_spanned(
-            r,
+            &at,
             format!(
-                "`#[par_fn]` on the method `{}` cannot see the type it belongs to",
+                "`#[par_fn]` on `{}`, an item of an `impl` block, cannot see the type it belongs to",
                 function.sig.ident
             ),
             "put `#[par_fn]` on the `impl` block instead: `#[par_fn] impl Point { ... }` makes \
@@ -71,6 +76,15 @@ pub fn expand(attr: TokenStream, item: TokenStream, rt: &TokenStream) -> TokenSt
             quote! { #function #(#errors)* }
         }
     }
+}
+
+/// The first `Self` in `tokens`.
+fn mentions_self(tokens: TokenStream) -> Option<proc_macro2::Ident> {
+    tokens.into_iter().find_map(|tt| match tt {
+        proc_macro2::TokenTree::Ident(i) if i == "Self" => Some(i),
+        proc_macro2::TokenTree::Group(g) => mentions_self(g.stream()),
+        _ => None,
+    })
 }
 
 /// A `#[par_fn]` compiled for the device.

@@ -12,6 +12,12 @@ impl Point {
     fn norm(&self) -> f32 {
         self.x * self.x + self.y * self.y
     }
+
+    // Nor on an associated function naming `Self`.
+    #[par_fn]
+    fn new(x: f32, y: f32) -> Self {
+        Point { x, y }
+    }
 }
 
 fn main() {}
