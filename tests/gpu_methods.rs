@@ -22,6 +22,12 @@ impl Point {
     /// A numeric associated constant.
     const SCALE: f32 = 2.0;
 
+    /// An item compiled out is not registered either.
+    #[cfg(any())]
+    fn compiled_out(self) -> f32 {
+        self.x
+    }
+
     /// An associated function, called as `Point::new(x, y)` and `Self::new(x, y)`.
     fn new(x: f32, y: f32) -> Point {
         Point { x, y }

@@ -36,20 +36,24 @@ pub(crate) fn expand(mut block: syn::ItemImpl, rt: &TokenStream) -> TokenStream 
     let mut submits = Vec::new();
     if errors.is_empty() {
         let self_ty = &block.self_ty;
-        let owner = crate::text::text(self_ty);
+        let owner = crate::text::text(self_ty).replace(' ', "");
         for item in &block.items {
-            let compiled = match item {
-                syn::ImplItem::Fn(f) => compile_method(f, &owner, rt),
-                syn::ImplItem::Const(c) => compile_const(c, &owner, rt),
+            let (compiled, attrs) = match item {
+                syn::ImplItem::Fn(f) => (compile_method(f, &owner, rt), &f.attrs),
+                syn::ImplItem::Const(c) => (compile_const(c, &owner, rt), &c.attrs),
                 _ => continue,
             };
+            // An item compiled only under a `cfg` is registered under the same.
+            let cfgs: Vec<_> = attrs.iter().filter(|a| a.path().is_ident("cfg")).collect();
             match compiled {
                 Ok(entry) => {
                     let name = &entry.name;
                     submits.push(quote! {
+                        #(#cfgs)*
                         #rt::inventory::submit! { <#self_ty>::#name }
                     });
-                    consts.push(entry.tokens(rt));
+                    let tokens = entry.tokens(rt);
+                    consts.push(quote! { #(#cfgs)* #tokens });
                 }
                 Err(e) => errors.extend(e),
             }

@@ -538,6 +538,76 @@ mod tests {
     }
 
     #[test]
+    fn method_calls_are_found_by_their_receivers_type() {
+        let point = TypeDesc::Struct("m::Point", vec![("x", TypeDesc::Prim(Prim::F32))]);
+        let f32_ = TypeDesc::Prim(Prim::F32);
+        // p.norm(): the receiver is the first generator's struct, the result the output.
+        let constraints = [
+            Constraint::Root(0),
+            Constraint::Param(1, 0, 0),
+            Constraint::Same(0, 1),
+            Constraint::Return(2, 0),
+            Constraint::Output(2),
+        ];
+        let observed = Observations {
+            captures: &[],
+            root: Some(point.clone()),
+            output: Some(f32_.clone()),
+            par_fns: &[None],
+        };
+        let mut asked = Vec::new();
+        let types = solve_with_methods(3, &constraints, &observed, &mut |f, receiver| {
+            asked.push((f, receiver.clone()));
+            Ok((vec![point.clone()], f32_.clone()))
+        })
+        .unwrap();
+        assert_eq!(types, [point.clone(), point.clone(), f32_.clone()]);
+        assert_eq!(asked, [(0, Ok("m::Point"))]);
+        // A receiver that is not a struct: the finder says why.
+        let observed = Observations { root: Some(f32_.clone()), ..observed };
+        let err = solve_with_methods(3, &constraints, &observed, &mut |_, receiver| {
+            Err(format!("no method for {receiver:?}"))
+        });
+        assert_eq!(err, Err("no method for Err(\"f32\")".to_string()));
+    }
+
+    #[test]
+    fn a_numeric_method_where_the_receiver_is_not_a_struct() {
+        // x.abs() with x: f32: `Builtin` joins the call to the numeric method's typing (over
+        // stand-ins 3 and 4); the finder is not asked.
+        let f32_ = TypeDesc::Prim(Prim::F32);
+        let constraints = [
+            Constraint::Root(0),
+            Constraint::Same(3, 4),
+            Constraint::Builtin(0, 2, 3),
+            Constraint::Builtin(0, 0, 4),
+            Constraint::Param(1, 0, 0),
+            Constraint::Same(0, 1),
+            Constraint::Return(2, 0),
+        ];
+        let observed = Observations {
+            captures: &[],
+            root: Some(f32_.clone()),
+            output: None,
+            par_fns: &[None],
+        };
+        let types = solve_with_methods(5, &constraints, &observed, &mut |_, _| {
+            Err("asked for a method".to_string())
+        })
+        .unwrap();
+        assert_eq!(types[2], f32_);
+        // A struct receiver is the struct's method: the `Builtin`s do not hold.
+        let point = TypeDesc::Struct("m::Line", vec![("x", TypeDesc::Prim(Prim::F32))]);
+        let observed = Observations { root: Some(point.clone()), ..observed };
+        let types = solve_with_methods(5, &constraints, &observed, &mut |_, _| {
+            Ok((vec![point.clone()], TypeDesc::Prim(Prim::U64)))
+        })
+        .unwrap();
+        assert_eq!(types[2], TypeDesc::Prim(Prim::U64));
+        assert_eq!(types[4], TypeDesc::Tuple(Vec::new()), "the stand-in stays untyped");
+    }
+
+    #[test]
     fn struct_fields_by_name() {
         let point = TypeDesc::Struct(
             "m::Point",
