@@ -287,6 +287,15 @@ fn a_method_the_device_does_not_have_stays_on_the_cpu() {
     // method is found.
     let plan = par_explain![p.dist(p) | p <- &plain];
     assert!(plan.contains("runs on a device when one is present"), "{plan}");
+    assert!(
+        plan.contains(
+            "once `.dist()` is found in the `#[par_fn] impl` block of its receiver's type"
+        ),
+        "{plan}"
+    );
+    // A numeric method's name is not listed: it serves a number too.
+    let plan = par_explain![p.v.abs() | p <- &plain];
+    assert!(plan.ends_with("the work is large enough\n"), "{plan}");
 }
 
 #[par_fn]

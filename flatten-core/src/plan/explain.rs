@@ -16,9 +16,37 @@ impl Compiled {
                 .join(", ")
         };
         let mut out = self.plan.explain_with(&names);
+        let methods: Vec<String> = self
+            .device
+            .par_fns
+            .iter()
+            .filter_map(|c| match c {
+                // A numeric method's name (`x.abs()`) serves a number as well.
+                crate::analysis::device::Callee::Method(name)
+                    if !crate::analysis::device::methods::is_known(name) =>
+                {
+                    Some(format!("`.{name}()`"))
+                }
+                _ => None,
+            })
+            .collect();
         let device = match self.device.not_device.first() {
-            None => "device   runs on a device when one is present and the work is large enough"
-                .to_string(),
+            None if methods.is_empty() => {
+                "device   runs on a device when one is present and the work is large enough"
+                    .to_string()
+            }
+            None if methods.len() == 1 => format!(
+                "device   runs on a device when one is present and the work is large enough, \
+                 once {} is found in the `#[par_fn] impl` block of its receiver's type (looked \
+                 up when it runs)",
+                methods[0]
+            ),
+            None => format!(
+                "device   runs on a device when one is present and the work is large enough, \
+                 once {} are found in the `#[par_fn] impl` blocks of their receivers' types \
+                 (looked up when it runs)",
+                methods.join(", ")
+            ),
             Some(why) => format!("device   no: {}", why.reason),
         };
         let _ = writeln!(out, "  {device}");
