@@ -7,6 +7,7 @@
 mod support;
 
 use parcomp::{par, par_count, par_fn, par_sum, DeviceValue};
+
 use support::{on_device, on_every_backend};
 
 /// A tuple struct of two numbers.
@@ -280,4 +281,40 @@ fn struct_patterns_in_generators_and_lets() {
         points.iter().take(100).map(|&p| (p, (p.y * 100.0) as u8)).collect();
     let got = on_every_backend(|| par![x + k as f64 | (Point { x, .. }, k) <- &pairs]);
     assert_eq!(got, pairs.iter().map(|(p, k)| p.x + *k as f64).collect::<Vec<_>>());
+}
+
+/// Methods of an enum and of a tuple struct.
+#[par_fn]
+impl Color {
+    const FAVOURITE: Color = Color::Blue;
+
+    fn warmth(self) -> i32 {
+        match self {
+            Color::Red => 3,
+            Color::Green => 1,
+            Color::Blue => -2,
+        }
+    }
+
+    fn is_favourite(&self) -> bool {
+        *self == Self::FAVOURITE
+    }
+}
+
+#[par_fn]
+impl Meters {
+    fn doubled(self) -> Meters {
+        Meters(self.0 * 2.0, self.1)
+    }
+}
+
+#[test]
+fn methods_of_enums_and_tuple_structs() {
+    let orders = orders(3000);
+    let got = on_every_backend(|| par![(o.color.warmth(), o.color.is_favourite()) | o <- &orders]);
+    let want: Vec<_> = orders.iter().map(|o| (o.color.warmth(), o.color.is_favourite())).collect();
+    assert_eq!(got, want);
+    let ms = meters(300);
+    let got = on_every_backend(|| par![m.doubled().0 | m <- &ms]);
+    assert_eq!(got, ms.iter().map(|m| m.0 * 2.0).collect::<Vec<_>>());
 }

@@ -427,16 +427,20 @@ pub(crate) fn solve_with_methods(
                     let f = f as usize;
                     if !decided.contains_key(&f) && k == 0 {
                         let ra = s.find(check(a)?);
-                        let receiver = match s.shape[ra].clone() {
-                            Shape::Struct(name, _) => Ok(name),
+                        let (receiver, number) = match s.shape[ra].clone() {
+                            Shape::Struct(name, _) => (Ok(name), false),
+                            // A fieldless enum is also a number: `c.max(d)` is the numbers'
+                            // unless its `#[par_fn] impl` has a `max`.
+                            Shape::Enum(TypeDesc::Enum(name, ..)) => (Ok(name), true),
                             Shape::Unknown => {
                                 waiting.push(constraint);
                                 continue;
                             }
-                            _ => Err(s.desc(ra, 0)?.to_string()),
+                            _ => (Err(s.desc(ra, 0)?.to_string()), true),
                         };
                         let decision = match receiver {
                             Err(_) if builtin.contains(&f) => None,
+                            Ok(name) if number && builtin.contains(&f) => methods(f, Ok(name)).ok(),
                             receiver => Some(methods(f, receiver)?),
                         };
                         decided.insert(f, decision);
