@@ -215,6 +215,10 @@ pub enum Constraint<Ids: ConstraintIds = Static> {
     Named(Ids::Class, Ids::Name),
     /// The first class is `Option` of the second.
     Option(Ids::Class, Ids::Class),
+    /// The first class is an array `[T; n]` of the second: `n` when the macro sees it (an
+    /// array literal, `[v; 3]`), `None` when only the observed types tell it (`a[i]`,
+    /// `a.len()` of an array whose type the macro does not see).
+    Array(Ids::Class, Ids::Class, Option<u32>),
     /// The class is the type of a captured value.
     Capture(Ids::Class, Ids::Capture),
     /// The class is the element type of a captured collection.

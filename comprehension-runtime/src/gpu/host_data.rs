@@ -57,7 +57,7 @@ impl<T: DeviceType> DynValue for T {
     message = "`{Self}` cannot be read by index on the device",
     label = "not a collection of device values",
     note = "the device reads slices, `Vec`s and arrays of device types (numbers, `bool`, `char`, \
-            tuples and `Option`s of them, structs with `#[derive(parcomp::DeviceValue)]`)"
+            tuples, `Option`s and arrays of them, structs with `#[derive(parcomp::DeviceValue)]`)"
 )]
 pub trait DynSlice: Sync {
     /// The elements' type.
@@ -441,8 +441,8 @@ impl DynRange for RangeInclusive<char> {
 #[diagnostic::on_unimplemented(
     message = "the elements of `{Self}` cannot be copied to the device",
     label = "its elements are not device values",
-    note = "device values are numbers, `bool`, `char`, tuples and `Option`s of them, and structs \
-            with `#[derive(parcomp::DeviceValue)]`"
+    note = "device values are numbers, `bool`, `char`, tuples, `Option`s and arrays of them, \
+            and structs with `#[derive(parcomp::DeviceValue)]`"
 )]
 pub trait DynElements: Sync {
     /// The elements' type.

@@ -26,6 +26,8 @@ enum Shape {
     Struct(&'static str, Vec<(&'static str, usize)>),
     /// A derived fieldless enum (its description: it holds no classes).
     Enum(TypeDesc),
+    /// An array: its element's class and its length, once known.
+    Array(usize, Option<usize>),
 }
 
 /// The observed types the constraints refer to.
@@ -97,6 +99,10 @@ impl Solver {
                 self.fresh(Shape::Struct(name, fields))
             }
             TypeDesc::Enum(..) => self.fresh(Shape::Enum(desc.clone())),
+            TypeDesc::Array(item, n) => {
+                let item = self.of(item);
+                self.fresh(Shape::Array(item, Some(*n)))
+            }
         }
     }
 
@@ -142,6 +148,10 @@ impl Solver {
                 Shape::Struct(n, xs)
             }
             (Shape::Enum(x), Shape::Enum(y)) if x == y => Shape::Enum(x),
+            (Shape::Array(x, n), Shape::Array(y, m)) if n.is_none() || m.is_none() || n == m => {
+                self.unify(x, y)?;
+                Shape::Array(x, n.or(m))
+            }
             (x, y) => return Err(format!("a type is both {x:?} and {y:?}")),
         };
         self.shape[a] = merged;
@@ -175,6 +185,10 @@ impl Solver {
                     .collect::<Result<_, String>>()?,
             ),
             Shape::Enum(desc) => desc,
+            Shape::Array(item, Some(n)) => {
+                TypeDesc::Array(Box::new(self.desc(item, depth + 1)?), n)
+            }
+            Shape::Array(_, None) => return Err("an array whose length nothing tells".into()),
         })
     }
 }
@@ -213,6 +227,7 @@ fn name_a_literal(
                 }
                 fields.iter().for_each(|(_, f)| walk(f, name, found));
             }
+            TypeDesc::Array(item, _) => walk(item, name, found),
             TypeDesc::Enum(..) => {}
         }
     }
@@ -290,6 +305,10 @@ pub(crate) fn solve_with_methods(
             Constraint::Option(a, b) => {
                 let b = check(b)?;
                 s.set(check(a)?, Shape::Option(b))?
+            }
+            Constraint::Array(a, b, n) => {
+                let b = check(b)?;
+                s.set(check(a)?, Shape::Array(b, n.map(|n| n as usize)))?
             }
             Constraint::Capture(a, k) | Constraint::Element(a, k) => {
                 let desc = observed
@@ -660,5 +679,30 @@ mod tests {
         let alone = [Constraint::Variant(0, "Red")];
         assert!(solve(1, &alone, &observed(TypeDesc::Prim(Prim::U8), TypeDesc::Prim(Prim::U8)))
             .is_err());
+    }
+
+    #[test]
+    fn arrays_take_their_length_from_what_they_meet() {
+        let arr = TypeDesc::Array(Box::new(TypeDesc::Prim(Prim::F32)), 3);
+        // a[i] of the elements (length unknown to the macro) is an f32.
+        let index = [Constraint::Root(0), Constraint::Array(0, 1, None), Constraint::Output(1)];
+        let types = solve(2, &index, &observed(arr.clone(), TypeDesc::Prim(Prim::F32))).unwrap();
+        assert_eq!(types, [arr.clone(), TypeDesc::Prim(Prim::F32)]);
+        // A literal of four elements is not a [f32; 3].
+        let four = [Constraint::Root(0), Constraint::Array(0, 1, Some(4)), Constraint::Output(1)];
+        assert!(solve(2, &four, &observed(arr.clone(), TypeDesc::Prim(Prim::F32))).is_err());
+        // [x; 3] of unsuffixed floats read back as [f32; 3].
+        let lit = [
+            Constraint::Float(1),
+            Constraint::Array(0, 1, Some(3)),
+            Constraint::Output(0),
+            Constraint::Root(2),
+        ];
+        let types = solve(3, &lit, &observed(TypeDesc::Prim(Prim::U8), arr.clone())).unwrap();
+        assert_eq!(types[0], arr);
+        // An array whose length nothing tells cannot be solved.
+        let unknown = [Constraint::Array(0, 1, None), Constraint::Root(1), Constraint::Output(1)];
+        let prim = TypeDesc::Prim(Prim::U8);
+        assert!(solve(2, &unknown, &observed(prim.clone(), prim)).is_err());
     }
 }

@@ -185,6 +185,12 @@ fn declare(t: &TypeDesc, names: &mut HashMap<TypeDesc, String>, out: &mut String
         // A fieldless enum is its discriminant: its primitive's tag, so that comparisons and
         // `as` casts are the primitive's.
         TypeDesc::Enum(_, repr, _) => declare(&TypeDesc::Prim(*repr), names, out),
+        TypeDesc::Array(item, n) => {
+            let part = declare(item, names, out);
+            let tag = format!("arr{}", names.len());
+            array(&tag, item, &part, *n, out);
+            tag
+        }
         TypeDesc::Tuple(_) | TypeDesc::Option(_) | TypeDesc::Struct(..) => {
             let (parts, members, prefix) = match t {
                 TypeDesc::Tuple(items) => (items.clone(), positional(items.len()), "tup"),
@@ -196,7 +202,7 @@ fn declare(t: &TypeDesc, names: &mut HashMap<TypeDesc, String>, out: &mut String
                     fields.iter().map(|(f, _)| parcomp_contract::member_name(f)).collect(),
                     "st",
                 ),
-                TypeDesc::Prim(_) | TypeDesc::Enum(..) => unreachable!(),
+                TypeDesc::Prim(_) | TypeDesc::Enum(..) | TypeDesc::Array(..) => unreachable!(),
             };
             let part_tags: Vec<String> = parts.iter().map(|p| declare(p, names, out)).collect();
             let tag = format!("{prefix}{}", names.len());
@@ -311,6 +317,84 @@ fn composite(
     );
 }
 
+/// The declarations of an array type `[item; n]` (`part` the element's tag): a C struct
+/// holding a C array (`a`, of at least one element: C has no empty array, and `[T; 0]`'s one
+/// element is never read, every index of it faults), its length `pc_len_<tag>()`, its zero,
+/// loads and stores (element after element, each component its own column: see
+/// `ColumnLayout`), and comparisons as Rust compares arrays (lexicographically). Loops, not one
+/// line per element, so that a long array stays a short source.
+fn array(tag: &str, item: &TypeDesc, part: &str, n: usize, out: &mut String) {
+    let ty = format!("pc_{tag}");
+    let room = n.max(1);
+    let _ = writeln!(
+        out,
+        "typedef struct {{ pc_{part} a[{room}]; }} {ty};\n\
+         PC_FN pc_u64 pc_len_{tag}(void) {{ return (pc_u64){n}u; }}\n\
+         PC_FN {ty} pc_zero_{tag}(void) {{ {ty} r; for (pc_u64 j = 0; j < {room}u; j++) r.a[j] = pc_zero_{part}(); return r; }}"
+    );
+    let leaves = leaf_paths(item);
+    if n == 0 || leaves.is_empty() {
+        // Nothing stored (no loop over zero elements: the compiler warns of `j < 0u`).
+        let _ = writeln!(
+            out,
+            "PC_FN {ty} pc_load_{tag}(PC_GLOBAL const pc_u8 *base, pc_u64 cap, pc_u64 i) {{ (void)base; (void)cap; (void)i; return pc_zero_{tag}(); }}\n\
+             PC_FN void pc_store_{tag}(PC_GLOBAL pc_u8 *base, pc_u64 cap, pc_u64 i, {ty} v) {{ (void)base; (void)cap; (void)i; (void)v; }}"
+        );
+    } else {
+        let _ = write!(out, "PC_FN {ty} pc_load_{tag}(PC_GLOBAL const pc_u8 *base, pc_u64 cap, pc_u64 i) {{ {ty} r; pc_u64 off = 0; for (pc_u64 j = 0; j < {n}u; j++) {{");
+        for (path, leaf) in &leaves {
+            let _ = write!(
+                out,
+                " r.a[j]{path} = ((PC_GLOBAL const pc_{l} *)(base + off))[i]; off += (cap * {s} + 7) & ~(pc_u64)7;",
+                l = leaf.tag(),
+                s = leaf.size()
+            );
+        }
+        let _ = writeln!(out, " }} return r; }}");
+        let _ = write!(out, "PC_FN void pc_store_{tag}(PC_GLOBAL pc_u8 *base, pc_u64 cap, pc_u64 i, {ty} v) {{ pc_u64 off = 0; for (pc_u64 j = 0; j < {n}u; j++) {{");
+        for (path, leaf) in &leaves {
+            let _ = write!(
+                out,
+                " ((PC_GLOBAL pc_{l} *)(base + off))[i] = v.a[j]{path}; off += (cap * {s} + 7) & ~(pc_u64)7;",
+                l = leaf.tag(),
+                s = leaf.size()
+            );
+        }
+        let _ = writeln!(out, " }} }}");
+    }
+    if n == 0 {
+        let _ = writeln!(
+            out,
+            "PC_FN pc_bool pc_eq_{tag}({ty} a, {ty} b) {{ (void)a; (void)b; return 1; }}\n\
+             PC_FN pc_bool pc_lt_{tag}({ty} a, {ty} b) {{ (void)a; (void)b; return 0; }}\n\
+             PC_FN pc_bool pc_le_{tag}({ty} a, {ty} b) {{ (void)a; (void)b; return 1; }}"
+        );
+    } else {
+        // The first unequal element decides (the last one by its own < and <=); all equal is
+        // equal. (No loop before a single element: no `j + 1 < 1u` for the compiler to flag.)
+        let last = n - 1;
+        let before = if n > 1 {
+            format!("for (pc_u64 j = 0; j < {last}u; j++) if (!pc_eq_{part}(a.a[j], b.a[j])) return pc_lt_{part}(a.a[j], b.a[j]); ")
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "PC_FN pc_bool pc_eq_{tag}({ty} a, {ty} b) {{ for (pc_u64 j = 0; j < {n}u; j++) if (!pc_eq_{part}(a.a[j], b.a[j])) return 0; return 1; }}\n\
+             PC_FN pc_bool pc_lt_{tag}({ty} a, {ty} b) {{ {before}return pc_lt_{part}(a.a[{last}], b.a[{last}]); }}\n\
+             PC_FN pc_bool pc_le_{tag}({ty} a, {ty} b) {{ {before}return pc_le_{part}(a.a[{last}], b.a[{last}]); }}"
+        );
+    }
+    let _ = writeln!(
+        out,
+        "PC_FN pc_bool pc_ne_{tag}({ty} a, {ty} b) {{ return (pc_bool)!pc_eq_{tag}(a, b); }}\n\
+         PC_FN pc_bool pc_gt_{tag}({ty} a, {ty} b) {{ return pc_lt_{tag}(b, a); }}\n\
+         PC_FN pc_bool pc_ge_{tag}({ty} a, {ty} b) {{ return pc_le_{tag}(b, a); }}\n\
+         PC_FN {ty} pc_min_{tag}({ty} a, {ty} b) {{ return pc_le_{tag}(a, b) ? a : b; }}\n\
+         PC_FN {ty} pc_max_{tag}({ty} a, {ty} b) {{ return pc_le_{tag}(a, b) ? b : a; }}"
+    );
+}
+
 /// The member path (`.f0.f1`, `.m_x`) and primitive of every component of `t`, in storage order.
 fn leaf_paths(t: &TypeDesc) -> Vec<(String, Prim)> {
     fn walk(t: &TypeDesc, path: String, out: &mut Vec<(String, Prim)>) {
@@ -328,6 +412,11 @@ fn leaf_paths(t: &TypeDesc) -> Vec<(String, Prim)> {
             TypeDesc::Struct(_, fields) => {
                 for (f, t) in fields {
                     walk(t, format!("{path}.{}", parcomp_contract::member_name(f)), out);
+                }
+            }
+            TypeDesc::Array(item, n) => {
+                for k in 0..*n {
+                    walk(item, format!("{path}.a[{k}]"), out);
                 }
             }
         }

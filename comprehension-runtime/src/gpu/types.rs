@@ -1,12 +1,13 @@
 //! The Rust types a device can hold, and how their values travel.
 //!
 //! [`DeviceType`] is implemented for the primitive numbers, `bool`, `char`, tuples of device
-//! types and `Option` of a device type. Its [`TypeDesc`] is what the type solver and the kernels
-//! see; its values are stored on the device *by component*: an array of `(i32, f64)` is one
-//! buffer holding all the `i32`s, then all the `f64`s ([`ColumnLayout`]), so that neighbouring
-//! work-items read neighbouring words. `usize` and `isize` are 64-bit on the device (the device
-//! path runs only on 64-bit little-endian hosts); a `char` is its code point in 32 bits, as in
-//! memory.
+//! types, `Option` of a device type and arrays `[T; N]` of a device type. Its [`TypeDesc`] is
+//! what the type solver and the kernels see; its values are stored on the device *by
+//! component*: an array of `(i32, f64)` is one buffer holding all the `i32`s, then all the
+//! `f64`s ([`ColumnLayout`]), so that neighbouring work-items read neighbouring words (a
+//! `[f32; 3]` is three components, so three columns). `usize` and `isize` are 64-bit on the
+//! device (the device path runs only on 64-bit little-endian hosts); a `char` is its code point
+//! in 32 bits, as in memory.
 
 use std::fmt;
 
@@ -30,6 +31,11 @@ pub enum TypeDesc {
     /// by name with their discriminants, in declaration order. On the device it is that
     /// primitive.
     Enum(&'static str, Prim, Vec<(&'static str, i128)>),
+    /// An array `[T; N]`: its element type and length. Its components are those of each
+    /// element in turn (element 0's, then element 1's, ...), so on the device an array of `N`
+    /// elements is `N` columns per component of `T`, and reading `a[k]` over many values is a
+    /// coalesced load of `a[k]`'s columns, as for a struct's field.
+    Array(Box<TypeDesc>, usize),
 }
 
 impl TypeDesc {
@@ -50,6 +56,11 @@ impl TypeDesc {
             }
             TypeDesc::Struct(_, fields) => fields.iter().for_each(|(_, t)| t.push_leaves(out)),
             TypeDesc::Enum(_, repr, _) => out.push(*repr),
+            TypeDesc::Array(item, n) => {
+                for _ in 0..*n {
+                    item.push_leaves(out);
+                }
+            }
         }
     }
 
@@ -81,6 +92,7 @@ impl fmt::Display for TypeDesc {
             }
             TypeDesc::Option(inner) => write!(f, "Option<{inner}>"),
             TypeDesc::Struct(name, _) | TypeDesc::Enum(name, ..) => f.write_str(name),
+            TypeDesc::Array(item, n) => write!(f, "[{item}; {n}]"),
         }
     }
 }
@@ -281,13 +293,15 @@ impl<'b> ColumnReader<'b> {
 }
 
 /// A Rust type whose values a device can hold: the primitive numbers, `bool`, `char`, tuples
-/// of device types (up to eight elements), `Option` of a device type, and structs with
-/// `#[derive(parcomp::DeviceValue)]` (which implements this trait).
+/// of device types (up to eight elements), `Option` of a device type, arrays `[T; N]` of a
+/// device type, and structs with `#[derive(parcomp::DeviceValue)]` (which implements this
+/// trait).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be represented on the device",
     label = "not a device type",
     note = "device types are the primitive numbers, `bool`, `char`, tuples of device types, \
-            `Option` of a device type and structs with `#[derive(parcomp::DeviceValue)]`"
+            `Option` of a device type, arrays `[T; N]` of a device type and structs with \
+            `#[derive(parcomp::DeviceValue)]`"
 )]
 pub trait DeviceType: Copy + Send + Sync + Sized {
     /// The shape of the type.
@@ -434,6 +448,21 @@ impl<T: DeviceType> DeviceType for Option<T> {
     }
 }
 
+impl<T: DeviceType, const N: usize> DeviceType for [T; N] {
+    fn desc() -> TypeDesc {
+        TypeDesc::Array(Box::new(T::desc()), N)
+    }
+    #[inline]
+    fn write(&self, out: &mut ColumnWriter<'_>) {
+        for item in self {
+            item.write(out);
+        }
+    }
+    fn read(input: &mut ColumnReader<'_>) -> Self {
+        std::array::from_fn(|_| T::read(input))
+    }
+}
+
 macro_rules! tuples {
     ($(($($name:ident . $index:tt),*)),* $(,)?) => {$(
         impl<$($name: DeviceType),*> DeviceType for ($($name,)*) {
@@ -494,6 +523,9 @@ mod tests {
         assert_eq!(usize::desc(), TypeDesc::Prim(Prim::U64));
         assert_eq!(<(char, Option<char>)>::desc().to_string(), "(char, Option<char>)");
         assert_eq!(<Option<(i8, u16)>>::desc().leaves(), [Prim::Bool, Prim::I8, Prim::U16]);
+        assert_eq!(<[(u8, f32); 2]>::desc().to_string(), "[(u8, f32); 2]");
+        assert_eq!(<[(u8, f32); 2]>::desc().leaves(), [Prim::U8, Prim::F32, Prim::U8, Prim::F32]);
+        assert_eq!(<[[i16; 2]; 0]>::desc().leaves(), []);
     }
 
     #[test]
@@ -514,5 +546,11 @@ mod tests {
         let options = [Some(3u8), None];
         let (layout, bytes) = to_columns(&options, 2);
         assert_eq!(from_columns::<Option<u8>>(&bytes, &layout, 2), options);
+        let arrays = [[1i16, -2, 3], [i16::MIN, 0, i16::MAX]];
+        let (layout, bytes) = to_columns(&arrays, 2);
+        // One column per element: [1, MIN], [-2, 0], [3, MAX].
+        assert_eq!(layout.offsets, [0, 8, 16]);
+        assert_eq!(&bytes[8..12], [(-2i16).to_le_bytes(), 0i16.to_le_bytes()].concat());
+        assert_eq!(from_columns::<[i16; 3]>(&bytes, &layout, 2), arrays);
     }
 }

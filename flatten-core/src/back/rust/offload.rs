@@ -269,6 +269,13 @@ pub(crate) fn constraint(c: &Constraint, gpu: &TokenStream) -> TokenStream {
         Constraint::Variant(a, name) => quote! { #ty::Variant(#a, #name) },
         Constraint::Named(a, name) => quote! { #ty::Named(#a, #name) },
         Constraint::Option(a, b) => quote! { #ty::Option(#a, #b) },
+        Constraint::Array(a, b, n) => {
+            let n = match n {
+                Some(n) => quote! { ::core::option::Option::Some(#n) },
+                None => quote! { ::core::option::Option::None },
+            };
+            quote! { #ty::Array(#a, #b, #n) }
+        }
         Constraint::Capture(a, n) => quote! { #ty::Capture(#a, #n) },
         Constraint::Element(a, n) => quote! { #ty::Element(#a, #n) },
         Constraint::Root(a) => quote! { #ty::Root(#a) },
