@@ -126,8 +126,8 @@ pub fn parse(input: TokenStream) -> Result<Derived, syn::Error> {
 
 /// What the device values are, for help lines.
 const DEVICE_VALUES: &str = "device values are the primitive numbers (not `i128`/`u128`), \
-                             `bool`, `char`, tuples and `Option`s of them, and structs with \
-                             `#[derive(DeviceValue)]`";
+                             `bool`, `char`, tuples, `Option`s and arrays `[T; N]` of them, and \
+                             structs with `#[derive(DeviceValue)]`";
 
 /// Why a type cannot be a device value, when its syntax says so.
 fn not_device(ty: &Type) -> Option<String> {
@@ -135,7 +135,8 @@ fn not_device(ty: &Type) -> Option<String> {
         Type::Reference(_) => Some("a reference".into()),
         Type::Ptr(_) => Some("a raw pointer".into()),
         Type::Slice(_) => Some("a slice".into()),
-        Type::Array(_) => Some("an array, which the device does not hold yet".into()),
+        // `[T; N]` is a device value when `T` is: N columns per leaf of `T`.
+        Type::Array(a) => not_device(&a.elem).map(|why| format!("an array of {why}")),
         Type::TraitObject(_) | Type::ImplTrait(_) => Some("a trait object".into()),
         Type::BareFn(_) => Some("a function pointer".into()),
         Type::Never(_) => Some("`!`".into()),

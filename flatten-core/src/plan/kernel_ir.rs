@@ -221,6 +221,28 @@ pub enum DKind {
     RowLen(CaptureId, Box<DExpr>, FaultSite),
     /// `row[i]` of a row variable (a row of a captured array of rows): capture, row, index.
     RowIndex(CaptureId, Box<DExpr>, Box<DExpr>, FaultSite),
+    /// `a[i]` of an array value `[T; N]` (not a captured slice): checked against `N` at
+    /// `site`, or unchecked (`None`) where the index is below `N` by construction (a `for`
+    /// loop over the array).
+    ArrayIndex(Box<DExpr>, Box<DExpr>, Option<FaultSite>),
+    /// `a.len()` of an array value: its `N`, from the type the runtime solves.
+    ArrayLen(Box<DExpr>),
+    /// `[a, b, c]`.
+    Array(Vec<DExpr>),
+    /// `[v; N]`: `N` copies of `v` (`N` from the node's solved type).
+    Repeat(Box<DExpr>),
+    /// `a` with element `i` (checked at the site) replaced by `v`: what `a[i] = v` assigns to
+    /// the local `a`. Evaluates `v` first, then `i`, as Rust does for an assignment.
+    ArrayWith {
+        /// The array.
+        array: Box<DExpr>,
+        /// The element's index.
+        index: Box<DExpr>,
+        /// Its new value.
+        value: Box<DExpr>,
+        /// Where an index out of bounds faults.
+        site: FaultSite,
+    },
     /// A call of a `#[par_fn]`.
     Call(ParFnId, Vec<DExpr>),
     /// `()`.

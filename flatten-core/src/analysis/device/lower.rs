@@ -20,6 +20,8 @@ use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Expr, Pat};
 
+mod arrays;
+
 /// What names outside the expression refer to.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Context {
@@ -153,6 +155,7 @@ impl<'a> Lower<'a> {
             }
             syn::Type::Paren(p) => self.class_of_type(&p.elem),
             syn::Type::Reference(r) => self.class_of_type(&r.elem),
+            syn::Type::Array(a) => self.array_type(a),
             other => Err(not_device(
                 other.span(),
                 format!("uses the type `{}`, which is not a device type", text(other)),
@@ -195,6 +198,8 @@ impl<'a> Lower<'a> {
             Expr::MethodCall(call) => self.method_call(call),
             Expr::Call(call) => self.call(call),
             Expr::Index(index) => self.index(index),
+            Expr::Array(lit) => self.array_literal(lit),
+            Expr::Repeat(repeat) => self.array_repeat(repeat),
             Expr::Macro(m) => {
                 let name =
                     m.mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
@@ -264,6 +269,9 @@ impl<'a> Lower<'a> {
 
     /// `for x in a..b { body }` (`a..=b`): a counted loop.
     fn for_loop(&mut self, f: &syn::ExprForLoop) -> Lowered {
+        if let Some(array) = Self::looped_array(&f.expr) {
+            return self.array_for_loop(f, array);
+        }
         let Expr::Range(range) = strip(&f.expr) else {
             return Err(not_device(
                 f.expr.span(),
@@ -315,6 +323,9 @@ impl<'a> Lower<'a> {
         value: &Expr,
         whole: &Expr,
     ) -> Result<DStmt, NotDevice> {
+        if let Expr::Index(index) = strip(target) {
+            return self.index_assignment(index, op.map(|(op, _)| op), value, whole);
+        }
         let name = match strip(target) {
             Expr::Path(p) if p.path.segments.len() == 1 && p.qself.is_none() => {
                 p.path.segments[0].ident.to_string()
@@ -1104,6 +1115,10 @@ impl<'a> Lower<'a> {
                 return Ok(DExpr { kind: DKind::RowLen(capture, Box::new(row), site), class });
             }
         }
+        if name == "len" && call.args.is_empty() {
+            // `a.len()` of an array value (a captured collection's is read on the host above).
+            return self.array_len(&call.receiver);
+        }
         let Some(info) = methods::method(&name, call.args.len()) else {
             let known = methods::is_known(&name);
             let refused = not_device(
@@ -1489,11 +1504,9 @@ impl<'a> Lower<'a> {
             let (i, class, site) = self.element_at(index, capture)?;
             return Ok(DExpr { kind: DKind::Index(capture, Box::new(i), site), class });
         }
-        Err(not_device(
-            index.span(),
-            format!("indexes `{}`, which is not a slice of the caller", text(&index.expr)),
-            "the device indexes slices, `Vec`s and arrays captured from the caller",
-        ))
+        // Any other value indexed is an array `[T; N]` (a local, an element, a field, a
+        // parameter): the runtime's types say whether it is one.
+        self.array_index(index)
     }
 }
 

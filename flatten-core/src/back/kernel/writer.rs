@@ -238,6 +238,11 @@ impl<'c> ExprWriter<'c> {
             // The runtime defines `PC_Cn_V_<variant>` beside `PC_Cn` for a class solved to an
             // enum (`program::TypePrelude::class_defines`).
             DKind::Variant(name) => format!("{}_V_{name}", class(e.class)),
+            DKind::ArrayIndex(..)
+            | DKind::ArrayLen(_)
+            | DKind::Array(_)
+            | DKind::Repeat(_)
+            | DKind::ArrayWith { .. } => self.array_expr(e, body),
             DKind::Member(base, name) => {
                 let sb = self.expr(base, body);
                 format!("({sb}).{}", parcomp_contract::member_name(name))
@@ -478,6 +483,87 @@ impl<'c> ExprWriter<'c> {
             out.push(value);
         }
         out
+    }
+
+    /// An array node (see `DKind::ArrayIndex` and the rest): an array is a C struct whose
+    /// member `a` is a C array of its elements, `PC_OP(len, class)()` its length (see the
+    /// runtime's `program.rs`).
+    fn array_expr(&mut self, e: &DExpr, body: &mut Body) -> String {
+        match &e.kind {
+            DKind::ArrayIndex(array, index, site) => {
+                let parts = self.operands(&[array, index], body);
+                let held = self.held(array.class, &parts[0], body);
+                match site {
+                    Some(site) => format!(
+                        "{held}.a[pc_index(pc_fault, {}, {}, PC_OP(len, {})())]",
+                        self.site(*site),
+                        parts[1],
+                        class(array.class)
+                    ),
+                    None => format!("{held}.a[{}]", parts[1]),
+                }
+            }
+            DKind::ArrayLen(array) => {
+                let sa = self.expr(array, body);
+                if !is_name(&sa) {
+                    body.line(format!("(void)({sa});"));
+                }
+                format!("PC_OP(len, {})()", class(array.class))
+            }
+            DKind::Array(items) => {
+                if items.is_empty() {
+                    return format!("PC_OP(zero, {})()", class(e.class));
+                }
+                let items: Vec<&DExpr> = items.iter().collect();
+                let parts = self.operands(&items, body);
+                let t = self.names.temp();
+                body.line(format!("{} {t};", ty(e.class)));
+                for (k, part) in parts.iter().enumerate() {
+                    body.line(format!("{t}.a[{k}] = {part};"));
+                }
+                t
+            }
+            DKind::Repeat(value) => {
+                let sv = self.expr(value, body);
+                let held = self.held(value.class, &sv, body);
+                let t = self.names.temp();
+                let j = self.names.temp();
+                self.declare(body, e.class, &t, &format!("PC_OP(zero, {})()", class(e.class)));
+                body.line(format!(
+                    "for (pc_u64 {j} = 0; {j} < PC_OP(len, {})(); {j}++) {t}.a[{j}] = {held};",
+                    class(e.class)
+                ));
+                t
+            }
+            DKind::ArrayWith { array, index, value, site } => {
+                // The value first, then the index (checked), as Rust evaluates `a[i] = v`.
+                let parts = self.operands(&[value, index], body);
+                let sa = self.expr(array, body);
+                let t = self.names.temp();
+                self.declare(body, e.class, &t, &sa);
+                body.line(format!(
+                    "{t}.a[pc_index(pc_fault, {}, {}, PC_OP(len, {})())] = {};",
+                    self.site(*site),
+                    parts[1],
+                    class(e.class),
+                    parts[0]
+                ));
+                t
+            }
+            _ => unreachable!("not an array node"),
+        }
+    }
+
+    /// `value` (of class `c`) as a name: itself when it is one, else a new temporary holding it
+    /// (a member of a C struct that is not a variable is read through one, and a value copied
+    /// many times is evaluated once).
+    fn held(&mut self, c: Class, value: &str, body: &mut Body) -> String {
+        if is_name(value) {
+            return value.to_string();
+        }
+        let t = self.names.temp();
+        self.declare(body, c, &t, value);
+        t
     }
 
     /// Binds the locals of `pat` to `value` (of class `c`).
@@ -742,6 +828,12 @@ pub(crate) fn source_class(source: &DSource) -> Class {
 /// A captured scalar of class `c`.
 pub(crate) fn capture_scalar(c: Class, capture: CaptureId) -> String {
     format!("PC_CAP_SCALAR({}, {})", class(c), capture.0)
+}
+
+/// Whether a C expression is a plain name.
+fn is_name(c: &str) -> bool {
+    c.chars().next().is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+        && c.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
 }
 
 #[cfg(test)]

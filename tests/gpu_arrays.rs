@@ -1,0 +1,401 @@
+//! Fixed-size arrays `[T; N]` on the device: as the elements of a generator, as struct fields,
+//! as captures and as results; indexed with constants and variables (checked, with Rust's
+//! panic), `.len()`, literals `[a, b]` and `[v; N]`, `for` loops over them and element
+//! assignment in `#[par_fn]`s. Every comprehension runs on every backend, on the device too
+//! (checked by the trace), and must give the sequential backend's answer.
+
+// The #[par_fn]s and their references loop over indices on purpose: that is what is tested.
+#![allow(clippy::needless_range_loop)]
+
+mod support;
+
+use parcomp::{par, par_fn, par_sum, trace, with_backend, Backend, DeviceValue};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use support::{devices, on_device, on_every_backend};
+
+fn triples(n: usize) -> Vec<[f32; 3]> {
+    (0..n).map(|i| [i as f32 * 0.5 - 7.0, (i % 13) as f32, 1.0 / (i as f32 + 1.0)]).collect()
+}
+
+#[test]
+fn arrays_as_elements_indexed_by_constants() {
+    let arrs = triples(3000);
+    let got = on_every_backend(|| par![a[0] * a[1] + a[2] | a <- &arrs, a[1] > 3.0]);
+    let want: Vec<f32> = arrs.iter().filter(|a| a[1] > 3.0).map(|a| a[0] * a[1] + a[2]).collect();
+    assert_eq!(got, want);
+    assert!(!want.is_empty());
+    // The whole array as the result, in order.
+    let got = on_every_backend(|| par![a | a <- &arrs, a[0] < 0.0]);
+    assert_eq!(got, arrs.iter().filter(|a| a[0] < 0.0).copied().collect::<Vec<_>>());
+    // Its length is a constant.
+    let got = on_every_backend(|| par![a.len() + 1 | a <- &arrs]);
+    assert_eq!(got, vec![4usize; arrs.len()]);
+}
+
+#[test]
+fn arrays_indexed_by_variables() {
+    let arrs = triples(500);
+    let got = on_every_backend(|| par![(k, a[k]) | a <- &arrs, k <- 0..a.len(), a[k] > 0.5]);
+    let mut want = Vec::new();
+    for a in &arrs {
+        for (k, &v) in a.iter().enumerate() {
+            if v > 0.5 {
+                want.push((k, v));
+            }
+        }
+    }
+    assert_eq!(got, want);
+    // An index computed from the element, and the last element by `len() - 1`.
+    let ints: Vec<[u16; 4]> =
+        (0..700u16).map(|i| [i, i.wrapping_mul(31), i % 7, i.wrapping_mul(7) ^ 0x55]).collect();
+    let got = on_every_backend(|| par![a[(a[0] % 4) as usize] + a[a.len() - 1] | a <- &ints]);
+    let want: Vec<u16> = ints.iter().map(|a| a[(a[0] % 4) as usize] + a[a.len() - 1]).collect();
+    assert_eq!(got, want);
+}
+
+/// The panic of `f` on `backend`, and the backend the trace says it ran on.
+fn panic_of(backend: Backend, f: &dyn Fn()) -> (String, Vec<Backend>) {
+    let (result, runs) =
+        trace::record(|| catch_unwind(AssertUnwindSafe(|| with_backend(backend, f))));
+    let payload = result.expect_err("the comprehension should panic");
+    let message = match payload.downcast::<String>() {
+        Ok(s) => *s,
+        Err(payload) => payload.downcast::<&str>().map(|s| s.to_string()).unwrap_or_default(),
+    };
+    (message, runs.iter().map(|r| r.backend).collect())
+}
+
+#[test]
+fn an_index_out_of_bounds_is_rusts_panic() {
+    let arrs = triples(300);
+    let ks: Vec<usize> = (0..300).map(|i| if i == 217 { 5 } else { i % 3 }).collect();
+    let pairs: Vec<([f32; 3], usize)> = arrs.iter().copied().zip(ks).collect();
+    let rust = "index out of bounds: the len is 3 but the index is 5";
+    let f = || drop(par![a[k] * 2.0 | (a, k) <- &pairs]);
+    let (message, _) = panic_of(Backend::Sequential, &f);
+    assert!(message.contains(rust), "{message}");
+    for &backend in devices() {
+        let (message, ran) = panic_of(backend, &f);
+        assert!(ran.iter().all(|&b| b == backend), "{ran:?}");
+        assert!(message.contains(rust), "{message:?} lacks {rust:?}");
+        assert!(message.contains("a[k]"), "{message:?} does not name the index");
+        assert!(message.contains("gpu_arrays.rs"), "{message:?} does not say where");
+        assert!(message.contains(backend.name()), "{message:?} does not name the backend");
+    }
+    // The same in a #[par_fn]'s loop, and in an assignment to an element.
+    let f = || drop(par![pick(a, k) | (a, k) <- &pairs]);
+    assert!(panic_of(Backend::Sequential, &f).0.contains(rust));
+    for &backend in devices() {
+        let (message, ran) = panic_of(backend, &f);
+        assert!(ran.iter().all(|&b| b == backend), "{ran:?}");
+        assert!(message.contains(rust), "{message:?} lacks {rust:?}");
+        assert!(message.contains("a[k]"), "{message:?} does not name the index");
+    }
+    let f = || drop(par![bump(a, k) | (a, k) <- &pairs]);
+    assert!(panic_of(Backend::Sequential, &f).0.contains(rust));
+    for &backend in devices() {
+        let (message, _) = panic_of(backend, &f);
+        assert!(message.contains(rust), "{message:?} lacks {rust:?}");
+        assert!(message.contains("a[k]"), "{message:?} does not name the index");
+    }
+    // In bounds, the same comprehensions run everywhere.
+    let fine: Vec<([f32; 3], usize)> = pairs.iter().map(|&(a, k)| (a, k % 3)).collect();
+    let got = on_every_backend(|| par![(a[k], pick(a, k), bump(a, k)) | (a, k) <- &fine]);
+    assert_eq!(got.len(), 300);
+    assert_eq!(got[217].0, fine[217].0[2]);
+}
+
+#[par_fn]
+fn pick(a: [f32; 3], k: usize) -> f32 {
+    let mut s = 0.0;
+    for i in 0..a.len() {
+        if i == 1 {
+            s += a[k];
+        }
+    }
+    s
+}
+
+#[par_fn]
+fn bump(a: [f32; 3], k: usize) -> [f32; 3] {
+    let mut a = a;
+    a[k] += 1.0;
+    a
+}
+
+#[test]
+fn array_literals_as_results() {
+    let got = on_every_backend(|| par![[x, y, x + y] | x <- 0..40i32, y <- 0..15]);
+    let mut want = Vec::new();
+    for x in 0..40i32 {
+        for y in 0..15 {
+            want.push([x, y, x + y]);
+        }
+    }
+    assert_eq!(got, want);
+    // A repeat, and nested arrays.
+    let got = on_every_backend(|| par![([x as f64 * 0.5; 4], [[x, 1], [2, x]]) | x <- 0..=255u8]);
+    let want: Vec<_> = (0..=255u8).map(|x| ([x as f64 * 0.5; 4], [[x, 1], [2, x]])).collect();
+    assert_eq!(got, want);
+    // Literals indexed in the head.
+    let got = on_every_backend(|| par![[x, x * 2, x * 3][(x % 3) as usize] | x <- 0..100u64]);
+    assert_eq!(got, (0..100u64).map(|x| x * (x % 3 + 1)).collect::<Vec<_>>());
+}
+
+#[test]
+fn empty_arrays_and_empty_inputs() {
+    let empties: Vec<[u16; 0]> = vec![[]; 50];
+    let got = on_every_backend(|| par![(a.len(), a) | a <- &empties]);
+    assert_eq!(got, vec![(0usize, []); 50]);
+    let got = on_every_backend(|| par![[x; 0] | x <- 0..20i64]);
+    assert_eq!(got, vec![[0i64; 0]; 20]);
+    // Any index of an empty array is out of bounds.
+    let ks: Vec<([u16; 0], usize)> = vec![([], 0); 10];
+    let rust = "index out of bounds: the len is 0 but the index is 0";
+    let f = || drop(par![a[k] | (a, k) <- &ks]);
+    assert!(panic_of(Backend::Sequential, &f).0.contains(rust));
+    for &backend in devices() {
+        let (message, ran) = panic_of(backend, &f);
+        assert!(ran.iter().all(|&b| b == backend), "{ran:?}");
+        assert!(message.contains(rust), "{message:?} lacks {rust:?}");
+    }
+    let none: Vec<[f32; 3]> = Vec::new();
+    assert_eq!(on_every_backend(|| par![a[0] + a[2] | a <- &none]), Vec::<f32>::new());
+    assert_eq!(on_every_backend(|| par![a | a <- &none]), none);
+}
+
+#[test]
+fn arrays_as_captures() {
+    let xs: Vec<f32> = (0..1000).map(|i| i as f32 * 0.25 - 30.0).collect();
+    let w = [1.0f32, -2.0, 3.5];
+    // Read by index (as a captured slice), and whole.
+    let got = on_every_backend(|| par![x * w[i] | x <- &xs, i <- 0..3]);
+    let want: Vec<f32> = xs.iter().flat_map(|&x| w.iter().map(move |&wi| x * wi)).collect();
+    assert_eq!(got, want);
+    let arrs = triples(800);
+    let got = on_every_backend(|| par![dot(w, a) | a <- &arrs]);
+    assert_eq!(
+        got,
+        arrs.iter().map(|a| w[0] * a[0] + w[1] * a[1] + w[2] * a[2]).collect::<Vec<_>>()
+    );
+    let got = on_every_backend(|| par![w | _x <- 0..3]);
+    assert_eq!(got, vec![w; 3]);
+}
+
+/// A #[par_fn] over two arrays, with a `for` loop over their indices.
+#[par_fn]
+fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
+    let mut s = 0.0;
+    for i in 0..a.len() {
+        s += a[i] * b[i];
+    }
+    s
+}
+
+/// A `for` loop over an array's elements.
+#[par_fn]
+fn total(a: [u32; 5]) -> u32 {
+    let mut s = 0u32;
+    for v in a {
+        s = s.wrapping_add(v);
+    }
+    s
+}
+
+/// A histogram: element assignment with a variable index, an array of zeros by repeat.
+#[par_fn]
+fn histogram(a: [u8; 8]) -> [u32; 4] {
+    let mut acc = [0u32; 4];
+    for v in &a {
+        acc[(v % 4) as usize] += 1;
+    }
+    acc
+}
+
+/// A matrix transposed element by element: nested arrays assigned by two indices.
+#[par_fn]
+fn transpose(m: [[i16; 3]; 2]) -> [[i16; 2]; 3] {
+    let mut t = [[0i16; 2]; 3];
+    for i in 0..2 {
+        for j in 0..3 {
+            t[j][i] = m[i][j];
+        }
+    }
+    t
+}
+
+#[test]
+fn arrays_in_par_fn_loops() {
+    let fives: Vec<[u32; 5]> =
+        (0..600u32).map(|i| [i, i.wrapping_mul(2_654_435_761), u32::MAX - i, 7, i << 20]).collect();
+    let got = on_every_backend(|| par![total(a) | a <- &fives]);
+    let want: Vec<u32> =
+        fives.iter().map(|a| a.iter().fold(0u32, |s, &v| s.wrapping_add(v))).collect();
+    assert_eq!(got, want);
+    let bytes: Vec<[u8; 8]> =
+        (0..500u32).map(|i| std::array::from_fn(|k| (i * 31 + k as u32 * 17) as u8)).collect();
+    let got = on_every_backend(|| par![histogram(a) | a <- &bytes]);
+    let want: Vec<[u32; 4]> = bytes
+        .iter()
+        .map(|a| {
+            let mut acc = [0u32; 4];
+            for v in a {
+                acc[(v % 4) as usize] += 1;
+            }
+            acc
+        })
+        .collect();
+    assert_eq!(got, want);
+    let ms: Vec<[[i16; 3]; 2]> =
+        (0..400i16).map(|i| [[i, -i, i * 3], [i ^ 0x5a, 1, i.wrapping_mul(300)]]).collect();
+    let got = on_every_backend(|| par![transpose(m) | m <- &ms]);
+    let want: Vec<[[i16; 2]; 3]> =
+        ms.iter().map(|m| std::array::from_fn(|j| [m[0][j], m[1][j]])).collect();
+    assert_eq!(got, want);
+    // Nested arrays indexed by variables in the head.
+    let got = on_every_backend(|| par![m[i][j] | m <- &ms, i <- 0..2usize, j <- 0..3usize]);
+    let want: Vec<i16> =
+        ms.iter().flat_map(|m| (0..2).flat_map(move |i| (0..3).map(move |j| m[i][j]))).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn arithmetic_on_elements_wraps_on_the_device() {
+    let ints: Vec<[i32; 3]> =
+        (0..1000).map(|i| [i32::MAX - i, i * 46_341, i32::MIN + i * 3]).collect();
+    // Plain `+` and `*` wrap on the device as in a release build (the CPU backends of this
+    // debug build would panic on the overflow).
+    let got = on_device(|| par![[a[0] + a[1], a[1] * a[1], a[2] - a[0]] | a <- &ints]);
+    if let Some(got) = got {
+        let want: Vec<[i32; 3]> = ints
+            .iter()
+            .map(|a| [a[0].wrapping_add(a[1]), a[1].wrapping_mul(a[1]), a[2].wrapping_sub(a[0])])
+            .collect();
+        assert_eq!(got, want);
+    }
+    let got =
+        on_every_backend(|| par![[a[0].wrapping_add(a[1]), a[1].wrapping_mul(a[1])] | a <- &ints]);
+    assert_eq!(
+        got[999],
+        [ints[999][0].wrapping_add(ints[999][1]), ints[999][1].wrapping_mul(ints[999][1])]
+    );
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, DeviceValue)]
+struct Particle {
+    pos: [f32; 3],
+    vel: [f32; 3],
+    mass: f32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, DeviceValue)]
+struct Point {
+    x: f64,
+    y: f64,
+}
+
+/// Arrays of everything: structs, tuples, `Option`s, nested arrays.
+#[derive(Clone, Copy, Debug, PartialEq, DeviceValue)]
+struct Mixed {
+    corners: [Point; 2],
+    tags: [(u8, char); 2],
+    maybe: [Option<i64>; 3],
+    grid: [[bool; 2]; 2],
+    none: [f64; 0],
+}
+
+fn particles(n: usize) -> Vec<Particle> {
+    (0..n)
+        .map(|i| {
+            let t = i as f32;
+            Particle {
+                pos: [t.sin(), t.cos() * 2.0, t * 0.01],
+                vel: [0.5 - t * 0.001, 1.0, -(t % 7.0)],
+                mass: 1.0 + (i % 5) as f32,
+            }
+        })
+        .collect()
+}
+
+/// One step of a particle: a loop over the three coordinates.
+#[par_fn]
+fn step(p: Particle, dt: f32) -> Particle {
+    let mut pos = p.pos;
+    for k in 0..3 {
+        pos[k] += p.vel[k] * dt;
+    }
+    Particle { pos, ..p }
+}
+
+#[test]
+fn structs_of_arrays() {
+    let ps = particles(2000);
+    let got = on_every_backend(|| par![p.pos[1] * p.mass | p <- &ps, p.vel[2] > -3.0]);
+    let want: Vec<f32> = ps.iter().filter(|p| p.vel[2] > -3.0).map(|p| p.pos[1] * p.mass).collect();
+    assert_eq!(got, want);
+    let dt = 0.125f32;
+    let got = on_every_backend(|| par![step(p, dt) | p <- &ps]);
+    let want: Vec<Particle> = ps
+        .iter()
+        .map(|p| {
+            let mut q = *p;
+            for k in 0..3 {
+                q.pos[k] += p.vel[k] * dt;
+            }
+            q
+        })
+        .collect();
+    assert_eq!(got, want);
+    // A struct literal holding arrays, built in the head.
+    let got = on_every_backend(
+        || par![Particle { pos: [p.pos[0], 0.0, p.pos[2]], vel: [p.mass; 3], mass: p.vel[1] } | p <- &ps],
+    );
+    let want: Vec<Particle> = ps
+        .iter()
+        .map(|p| Particle { pos: [p.pos[0], 0.0, p.pos[2]], vel: [p.mass; 3], mass: p.vel[1] })
+        .collect();
+    assert_eq!(got, want);
+    let got = on_every_backend(|| par_sum![p.pos[0] as f64 * p.mass as f64 | p <- &ps]);
+    assert_eq!(got, ps.iter().map(|p| p.pos[0] as f64 * p.mass as f64).sum::<f64>());
+}
+
+#[test]
+fn arrays_of_structs_tuples_and_options() {
+    let ms: Vec<Mixed> = (0..900)
+        .map(|i| Mixed {
+            corners: [Point { x: i as f64, y: -(i as f64) }, Point { x: 0.5, y: i as f64 * 2.0 }],
+            tags: [(i as u8, char::from(b'a' + (i % 26) as u8)), (7, 'z')],
+            maybe: [(i % 3 == 0).then_some(i as i64), None, Some(-(i as i64))],
+            grid: [[i % 2 == 0, true], [false, i % 5 == 0]],
+            none: [],
+        })
+        .collect();
+    let got = on_every_backend(|| {
+        par![(m.corners[1].y - m.corners[0].x, m.tags[0].1, m.maybe[0].unwrap_or(-1), m.grid[1][1])
+             | m <- &ms, m.grid[0][0]]
+    });
+    let want: Vec<_> = ms
+        .iter()
+        .filter(|m| m.grid[0][0])
+        .map(|m| {
+            (m.corners[1].y - m.corners[0].x, m.tags[0].1, m.maybe[0].unwrap_or(-1), m.grid[1][1])
+        })
+        .collect();
+    assert_eq!(got, want);
+    // The whole value back, and arrays of structs as results.
+    assert_eq!(on_every_backend(|| par![m | m <- &ms]), ms);
+    let got =
+        on_every_backend(|| par![[m.corners[1], Point { x: 1.0, y: m.corners[0].y }] | m <- &ms]);
+    let want: Vec<[Point; 2]> =
+        ms.iter().map(|m| [m.corners[1], Point { x: 1.0, y: m.corners[0].y }]).collect();
+    assert_eq!(got, want);
+    // Arrays compare as Rust compares them: element by element.
+    let got = on_every_backend(
+        || par![(m.tags < [(3, 'd'), (7, 'z')], m.grid == [[true, true], [false, false]]) | m <- &ms],
+    );
+    let want: Vec<_> = ms
+        .iter()
+        .map(|m| (m.tags < [(3, 'd'), (7, 'z')], m.grid == [[true, true], [false, false]]))
+        .collect();
+    assert_eq!(got, want);
+}
