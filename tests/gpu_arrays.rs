@@ -11,7 +11,7 @@ mod support;
 
 use parcomp::{par, par_fn, par_sum, trace, with_backend, Backend, DeviceValue};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use support::{devices, on_device, on_every_backend};
+use support::{devices, on_device, on_devices, on_every_backend};
 
 fn triples(n: usize) -> Vec<[f32; 3]> {
     (0..n).map(|i| [i as f32 * 0.5 - 7.0, (i % 13) as f32, 1.0 / (i as f32 + 1.0)]).collect()
@@ -398,4 +398,48 @@ fn arrays_of_structs_tuples_and_options() {
         .map(|m| (m.tags < [(3, 'd'), (7, 'z')], m.grid == [[true, true], [false, false]]))
         .collect();
     assert_eq!(got, want);
+}
+
+/// The cumulative normal distribution with its coefficients in a `const` array, as
+/// `gpu_report`'s Black-Scholes writes it.
+#[par_fn]
+fn cnd_table(d: f32) -> f32 {
+    const A: [f32; 5] = [0.319_381_53, -0.356_563_78, 1.781_477_9, -1.821_256, 1.330_274_4];
+    let k = 1.0 / (1.0 + 0.231_641_9 * d.abs());
+    let poly = k * (A[0] + k * (A[1] + k * (A[2] + k * (A[3] + k * A[4]))));
+    let w = 1.0 - 0.398_942_3 * (-0.5 * d * d).exp() * poly;
+    if d < 0.0 {
+        1.0 - w
+    } else {
+        w
+    }
+}
+
+/// The same with the coefficients written in the expression.
+fn cnd_literals(d: f32) -> f32 {
+    let k = 1.0 / (1.0 + 0.231_641_9 * d.abs());
+    let poly = k
+        * (0.319_381_53
+            + k * (-0.356_563_78 + k * (1.781_477_9 + k * (-1.821_256 + k * 1.330_274_4))));
+    let w = 1.0 - 0.398_942_3 * (-0.5 * d * d).exp() * poly;
+    if d < 0.0 {
+        1.0 - w
+    } else {
+        w
+    }
+}
+
+#[test]
+fn a_const_array_of_coefficients() {
+    let ds: Vec<f32> = (0..4001).map(|i| (i as f32 - 2000.0) * 0.004).collect();
+    let bits = |v: Vec<f32>| v.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    // Bit for bit the literals' results on the CPU backends; within the device's `exp`
+    // tolerance (README: 1e-5 relative for f32; the result is at most 1) on the device.
+    let got = support::on_every_cpu_backend(|| bits(par![cnd_table(d) | d <- &ds]));
+    assert_eq!(got, bits(ds.iter().map(|&d| cnd_literals(d)).collect()));
+    for (backend, got) in on_devices(|| par![cnd_table(d) | d <- &ds]) {
+        for (g, &d) in got.iter().zip(&ds) {
+            assert!((g - cnd_literals(d)).abs() <= 1e-5, "{backend}: {g} for {d}");
+        }
+    }
 }

@@ -389,11 +389,9 @@ pub fn options_input(size: Size) -> Vec<Option_> {
 /// The cumulative normal distribution (Abramowitz & Stegun 26.2.17).
 #[par_fn]
 fn cnd(d: f32) -> f32 {
-    // The coefficients are literals, not a `const` array: the device has no arrays yet.
+    const A: [f32; 5] = [0.319_381_53, -0.356_563_78, 1.781_477_9, -1.821_256, 1.330_274_4];
     let k = 1.0 / (1.0 + 0.231_641_9 * d.abs());
-    let poly = k
-        * (0.319_381_53
-            + k * (-0.356_563_78 + k * (1.781_477_9 + k * (-1.821_256 + k * 1.330_274_4))));
+    let poly = k * (A[0] + k * (A[1] + k * (A[2] + k * (A[3] + k * A[4]))));
     let w = 1.0 - 0.398_942_3 * (-0.5 * d * d).exp() * poly;
     if d < 0.0 {
         1.0 - w

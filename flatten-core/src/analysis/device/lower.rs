@@ -830,6 +830,9 @@ impl<'a> Lower<'a> {
                         }
                     }
                 }
+                syn::Stmt::Item(syn::Item::Const(item)) if item.generics.params.is_empty() => {
+                    stmts.push(self.const_item(item)?);
+                }
                 syn::Stmt::Item(item) => {
                     return Err(not_device(
                         item.span(),

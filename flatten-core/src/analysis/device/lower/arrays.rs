@@ -83,6 +83,19 @@ impl Lower<'_> {
         Ok(DExpr { kind: DKind::ArrayIndex(Box::new(array), Box::new(i), Some(site)), class })
     }
 
+    /// `const A: [f32; 5] = [..];` in a block (a table of coefficients, the usual case; any
+    /// device type): a local of the annotated type, visible after it. Rust evaluates the
+    /// value at compile time; the device computes the same value where it is declared.
+    pub(super) fn const_item(&mut self, item: &syn::ItemConst) -> Result<DStmt, NotDevice> {
+        let value = self.expr(&item.expr)?;
+        let class = self.class_of_type(&item.ty)?;
+        self.ctx.same(value.class, class);
+        let name = item.ident.to_string();
+        let id = self.ctx.local(&name, class);
+        self.locals.push(Local::Value { name, id, class, mutable: false });
+        Ok(DStmt::Let(DPat::Bind(id), value))
+    }
+
     /// `a.len()` of an array value: its `N`.
     pub(super) fn array_len(&mut self, receiver: &Expr) -> Lowered {
         let array = self.expr(receiver)?;
