@@ -5,11 +5,13 @@
 //! (checked by the trace), and must give the sequential backend's answer.
 
 // The #[par_fn]s and their references loop over indices on purpose: that is what is tested.
-#![allow(clippy::needless_range_loop)]
+#![allow(clippy::needless_range_loop, clippy::explicit_counter_loop)]
 
 mod support;
 
-use parcomp::{par, par_fn, par_sum, trace, with_backend, Backend, DeviceValue};
+use parcomp::{
+    par, par_fn, par_max, par_reduce, par_sum, trace, with_backend, Backend, DeviceValue,
+};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use support::{devices, on_device, on_devices, on_every_backend};
 
@@ -442,4 +444,47 @@ fn a_const_array_of_coefficients() {
             assert!((g - cnd_literals(d)).abs() <= 1e-5, "{backend}: {g} for {d}");
         }
     }
+}
+
+/// Element-wise sums of arrays (a `mut` parameter, a type annotation, an `.iter()` loop).
+#[par_fn]
+fn add4(mut a: [u64; 4], b: [u64; 4]) -> [u64; 4] {
+    let mut k: usize = 0;
+    for v in b.iter() {
+        a[k] = a[k].wrapping_add(*v);
+        k += 1;
+    }
+    let out: [u64; 4] = a;
+    out
+}
+
+#[test]
+fn reductions_over_arrays() {
+    let quads: Vec<[u64; 4]> = (0..5000u64)
+        .map(|i| [i, i * i, u64::MAX - i, i.wrapping_mul(0x9e37_79b9_7f4a_7c15)])
+        .collect();
+    let got = on_every_backend(|| par_reduce!(add4, [0u64; 4]; q | q <- &quads));
+    let want = quads.iter().fold([0u64; 4], |acc, &q| add4(acc, q));
+    assert_eq!(got, want);
+    // The largest array, compared as Rust compares arrays (element by element).
+    let got = on_every_backend(|| par_max![[q[0] % 7, q[3] % 11] | q <- &quads]);
+    assert_eq!(got, quads.iter().map(|q| [q[0] % 7, q[3] % 11]).max());
+}
+
+/// Arrays taken apart by patterns: a parameter's and a `let`'s.
+#[par_fn]
+fn cross([ax, ay, az]: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    let [bx, by, bz] = b;
+    [ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx]
+}
+
+#[test]
+fn array_patterns() {
+    let vs: Vec<[f64; 3]> =
+        (0..700).map(|i| [i as f64 * 0.5, (i as f64).sin(), 3.0 - i as f64]).collect();
+    let got = on_every_backend(|| par![cross(v, [1.0, -2.0, 0.25]) | v <- &vs]);
+    let want: Vec<[f64; 3]> = vs.iter().map(|&v| cross(v, [1.0, -2.0, 0.25])).collect();
+    assert_eq!(got, want);
+    let got = on_every_backend(|| par![{ let [x, _, z] = v; x * z } | v <- &vs]);
+    assert_eq!(got, vs.iter().map(|v| v[0] * v[2]).collect::<Vec<_>>());
 }

@@ -117,11 +117,12 @@ pub fn par_fn(attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// `#[derive(DeviceValue)]`: makes a struct whose fields are device values (numbers, `bool`,
-/// `char`, tuples, `Option`s, other such structs) a device value, stored on the device as one
-/// column per leaf field (a tuple struct's fields are named `0`, `1`, ... as a tuple's are); a
-/// field that cannot be one is a compile error naming it. On a fieldless enum, makes it a
-/// device value held as its discriminant (of its `#[repr]`, else `isize`); a variant with
-/// fields is a compile error naming it.
+/// `char`, tuples, `Option`s, arrays `[T; N]`, other such structs) a device value, stored on the
+/// device as one column per leaf field (an array field `[f32; 3]` is three columns; a tuple
+/// struct's fields are named `0`, `1`, ... as a tuple's are); a field that cannot be one is a
+/// compile error naming it. On a fieldless enum, makes it a device value held as its
+/// discriminant (of its `#[repr]`, else `isize`); a variant with fields is a compile error
+/// naming it.
 #[proc_macro_derive(DeviceValue)]
 pub fn derive_device_value(input: TokenStream) -> TokenStream {
     flatten_core::derive_device_value(input.into()).into()

@@ -1,5 +1,6 @@
 //! `#[derive(DeviceValue)]`: a struct whose fields are device values becomes a device value
-//! itself, stored on the device as one column per leaf field; a fieldless enum becomes one
+//! itself, stored on the device as one column per leaf field (an array field `[T; N]` is `N`
+//! columns per leaf of `T`: the runtime's `DeviceType` for arrays); a fieldless enum becomes one
 //! stored as its discriminant.
 //!
 //! The derive implements the runtime's `DeviceType` for the type: its description

@@ -301,6 +301,8 @@ pub enum DPat {
     /// `Point { x, y: b, .. }`: the fields named, by name (a struct with
     /// `#[derive(DeviceValue)]`).
     Struct(Vec<(String, DPat)>),
+    /// `[a, b, c]`: an array's elements, in order (as many as it has).
+    Array(Vec<DPat>),
 }
 
 /// One arm of a `match`.

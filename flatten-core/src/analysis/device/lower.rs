@@ -959,6 +959,7 @@ impl<'a> Lower<'a> {
                 }
                 Ok(DPat::Struct(fields))
             }
+            Pat::Slice(s) => self.array_pattern(s, class),
             other => Err(not_device(
                 other.span(),
                 format!("binds the pattern `{}`, which the device does not have", text(other)),

@@ -3,7 +3,9 @@
 //!
 //! - [`lower`]: expressions (arithmetic, comparisons, casts, tuples, `if`, `match`, blocks,
 //!   numeric and ASCII methods, indexing captured collections, `#[par_fn]` calls, methods and
-//!   associated constants of `#[par_fn] impl` blocks, found at run time: see [`Callee`]);
+//!   associated constants of `#[par_fn] impl` blocks, found at run time: see [`Callee`]), and in
+//!   `lower::arrays` fixed-size arrays (literals, checked indexing, `.len()`, loops, element
+//!   assignment);
 //! - [`methods`]: the numeric and ASCII methods and how they type;
 //! - [`generator`]: generators (ranges, `step_by`, `rev`, `map`, captured collections, rows).
 //!

@@ -589,6 +589,13 @@ impl<'c> ExprWriter<'c> {
                     self.bind_field(item, &format!("{t}.{member}"), body);
                 }
             }
+            DPat::Array(items) => {
+                let t = self.names.temp();
+                self.declare(body, c, &t, value);
+                for (k, item) in items.iter().enumerate() {
+                    self.bind_field(item, &format!("{t}.a[{k}]"), body);
+                }
+            }
         }
     }
 
@@ -611,6 +618,11 @@ impl<'c> ExprWriter<'c> {
                 for (name, item) in fields {
                     let member = parcomp_contract::member_name(name);
                     self.bind_field(item, &format!("({value}).{member}"), body);
+                }
+            }
+            DPat::Array(items) => {
+                for (k, item) in items.iter().enumerate() {
+                    self.bind_field(item, &format!("({value}).a[{k}]"), body);
                 }
             }
         }

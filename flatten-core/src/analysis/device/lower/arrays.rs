@@ -96,6 +96,29 @@ impl Lower<'_> {
         Ok(DStmt::Let(DPat::Bind(id), value))
     }
 
+    /// `[a, b, c]` in a `let` or a parameter: an array of exactly that many elements (a rest
+    /// pattern `..` is refused: its elements' places depend on `N`).
+    pub(super) fn array_pattern(
+        &mut self,
+        pat: &syn::PatSlice,
+        class: Class,
+    ) -> Result<DPat, NotDevice> {
+        let item = self.ctx.class();
+        self.ctx.constrain(Constraint::Array(class, item, Some(pat.elems.len() as u32)));
+        let mut items = Vec::new();
+        for elem in &pat.elems {
+            if let syn::Pat::Rest(rest) = elem {
+                return Err(not_device(
+                    rest.span(),
+                    "binds an array with a rest pattern `..`, which the device does not have",
+                    "name every element (`let [x, y, z] = a;`), or index the array (`a[0]`)",
+                ));
+            }
+            items.push(self.bind_pattern(elem, item)?);
+        }
+        Ok(DPat::Array(items))
+    }
+
     /// `a.len()` of an array value: its `N`.
     pub(super) fn array_len(&mut self, receiver: &Expr) -> Lowered {
         let array = self.expr(receiver)?;
