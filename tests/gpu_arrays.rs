@@ -488,3 +488,15 @@ fn array_patterns() {
     let got = on_every_backend(|| par![{ let [x, _, z] = v; x * z } | v <- &vs]);
     assert_eq!(got, vs.iter().map(|v| v[0] * v[2]).collect::<Vec<_>>());
 }
+
+#[test]
+fn arrays_that_stay_on_the_device() {
+    let arrs = triples(1200);
+    let dv = parcomp::DeviceVec::from_slice(&arrs);
+    let got = on_every_backend(|| par![a[2] - a[0] | a <- &dv]);
+    assert_eq!(got, arrs.iter().map(|a| a[2] - a[0]).collect::<Vec<_>>());
+    let made: parcomp::DeviceVec<[f32; 2]> = parcomp::par_device![[a[1], a[0]] | a <- &dv];
+    let got = on_every_backend(|| par![b[0] + b[1] | b <- &made]);
+    assert_eq!(got, arrs.iter().map(|a| a[1] + a[0]).collect::<Vec<_>>());
+    assert_eq!(made.to_vec(), arrs.iter().map(|a| [a[1], a[0]]).collect::<Vec<_>>());
+}
