@@ -500,3 +500,22 @@ fn arrays_that_stay_on_the_device() {
     assert_eq!(got, arrs.iter().map(|a| a[1] + a[0]).collect::<Vec<_>>());
     assert_eq!(made.to_vec(), arrs.iter().map(|a| [a[1], a[0]]).collect::<Vec<_>>());
 }
+
+#[test]
+fn an_index_faults_before_what_follows_it() {
+    // `p.pos[k] + 100 / d` with both out of order in one element: Rust checks the index first.
+    let ps = particles(200);
+    let rows: Vec<(Particle, usize, i32)> = ps
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| (p, if i == 150 { 7 } else { i % 3 }, i as i32 - 150))
+        .collect();
+    let rust = "index out of bounds: the len is 3 but the index is 7";
+    let f = || drop(par![p.pos[k] + { let q = 100 / d; q as f32 } | (p, k, d) <- &rows]);
+    assert!(panic_of(Backend::Sequential, &f).0.contains(rust));
+    for &backend in devices() {
+        let (message, ran) = panic_of(backend, &f);
+        assert!(ran.iter().all(|&b| b == backend), "{ran:?}");
+        assert!(message.contains(rust), "{message:?} lacks {rust:?}");
+    }
+}

@@ -493,14 +493,16 @@ impl<'c> ExprWriter<'c> {
             DKind::ArrayIndex(array, index, site) => {
                 let parts = self.operands(&[array, index], body);
                 let held = self.held(array.class, &parts[0], body);
+                // In parentheses: not a temporary's name, so `operands` holds the element in
+                // one before a later operand's statements run (its check comes first).
                 match site {
                     Some(site) => format!(
-                        "{held}.a[pc_index(pc_fault, {}, {}, PC_OP(len, {})())]",
+                        "({held}.a[pc_index(pc_fault, {}, {}, PC_OP(len, {})())])",
                         self.site(*site),
                         parts[1],
                         class(array.class)
                     ),
-                    None => format!("{held}.a[{}]", parts[1]),
+                    None => format!("({held}.a[{}])", parts[1]),
                 }
             }
             DKind::ArrayLen(array) => {
