@@ -519,3 +519,29 @@ fn an_index_faults_before_what_follows_it() {
         assert!(message.contains(rust), "{message:?} lacks {rust:?}");
     }
 }
+
+/// `m[i][k / d] = v`: `i` is checked before `k / d` is evaluated.
+#[par_fn]
+fn set_cell(m: [[u8; 2]; 2], i: usize, k: usize, d: usize) -> [[u8; 2]; 2] {
+    let mut m = m;
+    m[i][k / d] = 9;
+    m
+}
+
+#[test]
+fn nested_assignment_checks_each_index_in_order() {
+    let m = [[1u8, 2], [3, 4]];
+    let rows: Vec<(usize, usize)> =
+        (0..100).map(|x| if x == 60 { (5, 0) } else { (x % 2, 1) }).collect();
+    let rust = "index out of bounds: the len is 2 but the index is 5";
+    let f = || drop(par![set_cell(m, i, 1, d) | (i, d) <- &rows]);
+    assert!(panic_of(Backend::Sequential, &f).0.contains(rust));
+    for &backend in devices() {
+        let (message, ran) = panic_of(backend, &f);
+        assert!(ran.iter().all(|&b| b == backend), "{ran:?}");
+        assert!(message.contains(rust), "{message:?} lacks {rust:?}");
+    }
+    let fine: Vec<(usize, usize)> = rows.iter().map(|&(i, d)| (i % 2, d.max(1))).collect();
+    let got = on_every_backend(|| par![set_cell(m, i, 1, d) | (i, d) <- &fine]);
+    assert_eq!(got[1], [[1, 2], [3, 9]]);
+}

@@ -200,8 +200,9 @@ impl Lower<'_> {
 
     /// `a[i] = v`, `a[i] op= v`, `m[i][j] = v` with `a` (`m`) a `let mut` array of the
     /// expression: the local is assigned the array with that element replaced. `v` is
-    /// evaluated first, then the indices, outermost first, each checked as a read of it is
-    /// (the same fault and panic), as Rust evaluates an assignment.
+    /// evaluated first, then each index, outermost first, each checked (as a read of it is:
+    /// the same fault and panic) before the next is evaluated, as Rust evaluates an
+    /// assignment.
     pub(super) fn index_assignment(
         &mut self,
         target: &syn::ExprIndex,
@@ -272,10 +273,14 @@ impl Lower<'_> {
             self.ctx.constrain(Constraint::Array(outer.class, item, None));
             let i = DExpr { kind: DKind::Local(held), class: usize_class };
             held_indices.push((i.clone(), site));
-            places.push(DExpr {
+            let place = DExpr {
                 kind: DKind::ArrayIndex(Box::new(outer), Box::new(i), Some(site)),
                 class: item,
-            });
+            };
+            // Checked now, before the next index is evaluated, as Rust checks `m[i]` of
+            // `m[i][j]` before it evaluates `j`.
+            stmts.push(DStmt::Expr(place.clone()));
+            places.push(place);
         }
         let element = places.pop().expect("an element");
         let held_value = DExpr { kind: DKind::Local(held_value), class: value_class };
