@@ -270,6 +270,14 @@ impl<'a> Lower<'a> {
     /// `for x in a..b { body }` (`a..=b`): a counted loop.
     fn for_loop(&mut self, f: &syn::ExprForLoop) -> Lowered {
         if let Some(array) = Self::looped_array(&f.expr) {
+            if self.context == Context::Comprehension && self.invariant(array) {
+                // The caller's collection (a `Vec`, a slice or an array) is read by index.
+                return Err(not_device(
+                    f.expr.span(),
+                    format!("loops over `{}`, a collection of the caller", text(strip_ref(array))),
+                    "loop over its indices and index it: `for i in 0..xs.len() { .. xs[i] .. }`",
+                ));
+            }
             return self.array_for_loop(f, array);
         }
         let Expr::Range(range) = strip(&f.expr) else {
