@@ -545,3 +545,10 @@ fn nested_assignment_checks_each_index_in_order() {
     let got = on_every_backend(|| par![set_cell(m, i, 1, d) | (i, d) <- &fine]);
     assert_eq!(got[1], [[1, 2], [3, 9]]);
 }
+
+#[test]
+fn explained() {
+    let arrs = triples(3);
+    let plan = parcomp::par_explain![a[k] * dot(a, a) | a <- &arrs, k <- 0..a.len()];
+    assert!(plan.contains("runs on a device when one is present"), "{plan}");
+}
