@@ -552,3 +552,42 @@ fn explained() {
     let plan = parcomp::par_explain![a[k] * dot(a, a) | a <- &arrs, k <- 0..a.len()];
     assert!(plan.contains("runs on a device when one is present"), "{plan}");
 }
+
+#[test]
+fn generators_over_arrays() {
+    // `v <- a` over an array read as a row (every row N long), first and later generators.
+    let arrs = triples(900);
+    let got = on_every_backend(|| par![v * 2.0 + a[1] | a <- &arrs, v <- a, v > 0.0]);
+    let want: Vec<f32> = arrs
+        .iter()
+        .flat_map(|a| a.iter().filter(|&&v| v > 0.0).map(move |&v| v * 2.0 + a[1]))
+        .collect();
+    assert_eq!(got, want);
+    let small = &arrs[..40];
+    let got = on_every_backend(|| par![(i, v) | i <- 0..3usize, a <- small, v <- a, a[i] < v]);
+    let mut want = Vec::new();
+    for i in 0..3usize {
+        for a in small {
+            for &v in a {
+                if a[i] < v {
+                    want.push((i, v));
+                }
+            }
+        }
+    }
+    assert_eq!(got, want);
+    // A fixed-size matrix's rows, and a sum per row.
+    let m: [[u32; 4]; 3] = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]];
+    let got = on_every_backend(|| par![parcomp::par_sum![v | v <- row] | row <- &m]);
+    assert_eq!(got, vec![10, 26, 42]);
+    // An index of a row past its length is the array's panic.
+    let ks: Vec<usize> = vec![0, 2, 3];
+    let rust = "index out of bounds: the len is 3 but the index is 3";
+    let f = || drop(par![a[k] + v | a <- &arrs, v <- a, k <- &ks]);
+    assert!(panic_of(Backend::Sequential, &f).0.contains(rust));
+    for &backend in devices() {
+        let (message, ran) = panic_of(backend, &f);
+        assert!(ran.iter().all(|&b| b == backend), "{ran:?}");
+        assert!(message.contains(rust), "{message:?} lacks {rust:?}");
+    }
+}

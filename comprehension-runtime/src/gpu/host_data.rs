@@ -200,8 +200,8 @@ pub(crate) fn column_of<'a>(
 #[diagnostic::on_unimplemented(
     message = "the rows of `{Self}` cannot be read on the device",
     label = "not an array of rows of device values",
-    note = "the device reads rows of `Jagged` arrays and of `Vec<Vec<T>>` whose values are \
-            device types"
+    note = "the device reads rows of `Jagged` arrays, of `Vec<Vec<T>>` and of slices of arrays \
+            `[[T; N]]` whose values are device types"
 )]
 pub trait DynJagged: Sync {
     /// The values' type.
@@ -321,6 +321,74 @@ impl<T: DeviceType> DynJagged for Vec<Vec<T>> {
     }
     fn write_row(&self, row: usize, at: usize, out: &mut ColumnWriter<'_>) -> usize {
         DynJagged::write_row(self.as_slice(), row, at, out)
+    }
+}
+
+/// A slice of arrays read as rows (`a <- &arrs, v <- a`): every row `N` long, the values the
+/// arrays' elements in order (for primitive elements, the slice's own memory).
+impl<T: DeviceType, const N: usize> DynJagged for [[T; N]] {
+    fn desc(&self) -> TypeDesc {
+        T::desc()
+    }
+    fn rows(&self) -> usize {
+        self.len()
+    }
+    fn values(&self) -> usize {
+        self.len() * N
+    }
+    fn offsets(&self, out: &mut Vec<u64>) {
+        out.extend((0..=self.len() as u64).map(|r| r * N as u64));
+    }
+    fn write_row(&self, row: usize, at: usize, out: &mut ColumnWriter<'_>) -> usize {
+        for (k, v) in self[row].iter().enumerate() {
+            DeviceType::write(v, out.at(at + k));
+        }
+        N
+    }
+    fn column_bytes(&self) -> Option<&[u8]> {
+        T::as_column(self.as_flattened())
+    }
+}
+
+impl<T: DeviceType, const N: usize> DynJagged for Vec<[T; N]> {
+    fn desc(&self) -> TypeDesc {
+        T::desc()
+    }
+    fn rows(&self) -> usize {
+        self.len()
+    }
+    fn values(&self) -> usize {
+        DynJagged::values(self.as_slice())
+    }
+    fn offsets(&self, out: &mut Vec<u64>) {
+        DynJagged::offsets(self.as_slice(), out)
+    }
+    fn write_row(&self, row: usize, at: usize, out: &mut ColumnWriter<'_>) -> usize {
+        DynJagged::write_row(self.as_slice(), row, at, out)
+    }
+    fn column_bytes(&self) -> Option<&[u8]> {
+        DynJagged::column_bytes(self.as_slice())
+    }
+}
+
+impl<T: DeviceType, const N: usize, const M: usize> DynJagged for [[T; N]; M] {
+    fn desc(&self) -> TypeDesc {
+        T::desc()
+    }
+    fn rows(&self) -> usize {
+        M
+    }
+    fn values(&self) -> usize {
+        DynJagged::values(self.as_slice())
+    }
+    fn offsets(&self, out: &mut Vec<u64>) {
+        DynJagged::offsets(self.as_slice(), out)
+    }
+    fn write_row(&self, row: usize, at: usize, out: &mut ColumnWriter<'_>) -> usize {
+        DynJagged::write_row(self.as_slice(), row, at, out)
+    }
+    fn column_bytes(&self) -> Option<&[u8]> {
+        DynJagged::column_bytes(self.as_slice())
     }
 }
 
