@@ -147,8 +147,10 @@ fn array_literals_as_results() {
 #[test]
 fn empty_arrays_and_empty_inputs() {
     let empties: Vec<[u16; 0]> = vec![[]; 50];
-    let got = on_every_backend(|| par![(a.len(), a) | a <- &empties]);
-    assert_eq!(got, vec![(0usize, []); 50]);
+    let got = on_every_backend(|| par![(a.len(), a.is_empty(), a) | a <- &empties]);
+    assert_eq!(got, vec![(0usize, true, []); 50]);
+    let arrs = triples(20);
+    assert_eq!(on_every_backend(|| par![a.is_empty() | a <- &arrs]), vec![false; 20]);
     let got = on_every_backend(|| par![[x; 0] | x <- 0..20i64]);
     assert_eq!(got, vec![[0i64; 0]; 20]);
     // Any index of an empty array is out of bounds.

@@ -1127,9 +1127,9 @@ impl<'a> Lower<'a> {
                 return Ok(DExpr { kind: DKind::RowLen(capture, Box::new(row), site), class });
             }
         }
-        if name == "len" && call.args.is_empty() {
+        if matches!(name.as_str(), "len" | "is_empty") && call.args.is_empty() {
             // `a.len()` of an array value (a captured collection's is read on the host above).
-            return self.array_len(&call.receiver);
+            return self.array_len(&call.receiver, name == "is_empty");
         }
         let Some(info) = methods::method(&name, call.args.len()) else {
             let known = methods::is_known(&name);
