@@ -593,3 +593,34 @@ fn generators_over_arrays() {
         assert!(message.contains(rust), "{message:?} lacks {rust:?}");
     }
 }
+
+/// A long array: 256 counters, incremented in place.
+#[par_fn]
+fn byte_counts(a: [u8; 32]) -> [u16; 256] {
+    let mut counts = [0u16; 256];
+    for b in a {
+        counts[b as usize] += 1;
+    }
+    counts
+}
+
+#[test]
+fn long_arrays() {
+    let rows: Vec<[u8; 32]> =
+        (0..300u32).map(|i| std::array::from_fn(|k| (i * 7 + k as u32 * (i % 5)) as u8)).collect();
+    let got = on_every_backend(
+        || par![byte_counts(a)[(a[0] as usize + k) % 256] | a <- &rows, k <- 0..4usize],
+    );
+    let want: Vec<u16> = rows
+        .iter()
+        .flat_map(|a| {
+            let counts = byte_counts(*a);
+            (0..4usize).map(move |k| counts[(a[0] as usize + k) % 256])
+        })
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(
+        on_every_backend(|| par![byte_counts(a) | a <- &rows[..20]]),
+        rows[..20].iter().map(|&a| byte_counts(a)).collect::<Vec<_>>()
+    );
+}

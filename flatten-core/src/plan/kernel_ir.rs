@@ -231,17 +231,16 @@ pub enum DKind {
     Array(Vec<DExpr>),
     /// `[v; N]`: `N` copies of `v` (`N` from the node's solved type).
     Repeat(Box<DExpr>),
-    /// `a` with element `i` (checked at the site) replaced by `v`: what `a[i] = v` assigns to
-    /// the local `a`. Evaluates `v` first, then `i`, as Rust does for an assignment.
-    ArrayWith {
-        /// The array.
-        array: Box<DExpr>,
-        /// The element's index.
-        index: Box<DExpr>,
-        /// Its new value.
+    /// `a[i] = v` (`m[i][j] = v`) to the local array `a`, in place: each index with the class
+    /// of the array it indexes and where it faults (checked again, in order, as the statements
+    /// before the store already did), then the value. Of class `()`.
+    ArrayStore {
+        /// The local.
+        local: LocalId,
+        /// The indices, outermost first, each with its array's class and its fault site.
+        path: Vec<(DExpr, Class, FaultSite)>,
+        /// The element's new value.
         value: Box<DExpr>,
-        /// Where an index out of bounds faults.
-        site: FaultSite,
     },
     /// A call of a `#[par_fn]`.
     Call(ParFnId, Vec<DExpr>),

@@ -242,7 +242,7 @@ impl<'c> ExprWriter<'c> {
             | DKind::ArrayLen(_)
             | DKind::Array(_)
             | DKind::Repeat(_)
-            | DKind::ArrayWith { .. } => self.array_expr(e, body),
+            | DKind::ArrayStore { .. } => self.array_expr(e, body),
             DKind::Member(base, name) => {
                 let sb = self.expr(base, body);
                 format!("({sb}).{}", parcomp_contract::member_name(name))
@@ -537,20 +537,24 @@ impl<'c> ExprWriter<'c> {
                 ));
                 t
             }
-            DKind::ArrayWith { array, index, value, site } => {
-                // The value first, then the index (checked), as Rust evaluates `a[i] = v`.
-                let parts = self.operands(&[value, index], body);
-                let sa = self.expr(array, body);
-                let t = self.names.temp();
-                self.declare(body, e.class, &t, &sa);
-                body.line(format!(
-                    "{t}.a[pc_index(pc_fault, {}, {}, PC_OP(len, {})())] = {};",
-                    self.site(*site),
-                    parts[1],
-                    class(e.class),
-                    parts[0]
-                ));
-                t
+            DKind::ArrayStore { local, path, value } => {
+                // The value first, then the place, each index checked in order in its own
+                // statement (C does not order the subscripts of one expression).
+                let sv = self.expr(value, body);
+                let sv = self.held(value.class, &sv, body);
+                let mut place = self.local_name(*local);
+                for (index, array, site) in path {
+                    let si = self.expr(index, body);
+                    let k = self.names.temp();
+                    body.line(format!(
+                        "pc_u64 {k} = pc_index(pc_fault, {}, {si}, PC_OP(len, {})());",
+                        self.site(*site),
+                        class(*array)
+                    ));
+                    place = format!("{place}.a[{k}]");
+                }
+                body.line(format!("{place} = {sv};"));
+                format!("PC_OP(make, {})()", class(e.class))
             }
             _ => unreachable!("not an array node"),
         }

@@ -208,10 +208,10 @@ impl Lower<'_> {
     }
 
     /// `a[i] = v`, `a[i] op= v`, `m[i][j] = v` with `a` (`m`) a `let mut` array of the
-    /// expression: the local is assigned the array with that element replaced. `v` is
-    /// evaluated first, then each index, outermost first, each checked (as a read of it is:
-    /// the same fault and panic) before the next is evaluated, as Rust evaluates an
-    /// assignment.
+    /// expression: the element is stored in place (`DKind::ArrayStore`: no copy of the
+    /// array). `v` is evaluated first, then each index, outermost first, each checked (as a
+    /// read of it is: the same fault and panic) before the next is evaluated, as Rust
+    /// evaluates an assignment.
     pub(super) fn index_assignment(
         &mut self,
         target: &syn::ExprIndex,
@@ -262,9 +262,9 @@ impl Lower<'_> {
         let held_value = self.ctx.local("__parcomp_value", value_class);
         stmts.push(DStmt::Let(DPat::Bind(held_value), value));
         let usize_class = self.ctx.prim(Prim::U64);
-        let mut places = vec![DExpr { kind: DKind::Local(id), class }];
-        let mut held_indices = Vec::new();
-        for index in &indices {
+        let mut element = DExpr { kind: DKind::Local(id), class };
+        let mut path = Vec::new();
+        for (n, index) in indices.iter().enumerate() {
             if let Expr::Range(range) = strip(&index.index) {
                 return Err(not_device(
                     range.span(),
@@ -277,23 +277,23 @@ impl Lower<'_> {
             let held = self.ctx.local("__parcomp_index", usize_class);
             stmts.push(DStmt::Let(DPat::Bind(held), i));
             let site = self.ctx.fault(text(*index));
-            let outer = places.last().expect("the local").clone();
             let item = self.ctx.class();
-            self.ctx.constrain(Constraint::Array(outer.class, item, None));
+            self.ctx.constrain(Constraint::Array(element.class, item, None));
             let i = DExpr { kind: DKind::Local(held), class: usize_class };
-            held_indices.push((i.clone(), site));
-            let place = DExpr {
-                kind: DKind::ArrayIndex(Box::new(outer), Box::new(i), Some(site)),
+            path.push((i.clone(), element.class, site));
+            element = DExpr {
+                kind: DKind::ArrayIndex(Box::new(element), Box::new(i), Some(site)),
                 class: item,
             };
             // Checked now, before the next index is evaluated, as Rust checks `m[i]` of
-            // `m[i][j]` before it evaluates `j`.
-            stmts.push(DStmt::Expr(place.clone()));
-            places.push(place);
+            // `m[i][j]` before it evaluates `j` (the last index is checked by the store, or by
+            // the read of `op=`, before anything else runs).
+            if n + 1 < indices.len() {
+                stmts.push(DStmt::Expr(element.clone()));
+            }
         }
-        let element = places.pop().expect("an element");
         let held_value = DExpr { kind: DKind::Local(held_value), class: value_class };
-        let mut new = match op {
+        let new = match op {
             None => {
                 self.ctx.same(value_class, element.class);
                 held_value
@@ -310,19 +310,8 @@ impl Lower<'_> {
                 }
             }
         };
-        // From the innermost element out: each array with its element replaced.
-        for (outer, (i, site)) in places.into_iter().zip(held_indices).rev() {
-            let class = outer.class;
-            new = DExpr {
-                kind: DKind::ArrayWith {
-                    array: Box::new(outer),
-                    index: Box::new(i),
-                    value: Box::new(new),
-                    site,
-                },
-                class,
-            };
-        }
-        Ok(DStmt::Assign(id, DExpr { kind: DKind::Block(stmts, Box::new(new)), class }))
+        let store = self.unit(DKind::ArrayStore { local: id, path, value: Box::new(new) });
+        let class = store.class;
+        Ok(DStmt::Expr(DExpr { kind: DKind::Block(stmts, Box::new(store)), class }))
     }
 }
