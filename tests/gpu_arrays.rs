@@ -624,3 +624,39 @@ fn long_arrays() {
         rows[..20].iter().map(|&a| byte_counts(a)).collect::<Vec<_>>()
     );
 }
+
+/// Elements of arrays inside structs and tuples assigned in place.
+#[par_fn]
+fn drift(p: Particle, dt: f32) -> Particle {
+    let mut q = p;
+    for k in 0..3 {
+        q.pos[k] += q.vel[k] * dt;
+    }
+    q.vel[2] = -q.vel[2];
+    q
+}
+
+#[par_fn]
+fn mark(m: Mixed, i: usize) -> (Mixed, [u8; 2]) {
+    let mut out = (m, [0u8; 2]);
+    out.0.corners[i].y = 7.5;
+    out.0.tags[i].0 += 1;
+    out.1[i % 2] = 3;
+    out
+}
+
+#[test]
+fn elements_of_arrays_in_structs_assigned() {
+    let ps = particles(1500);
+    let got = on_every_backend(|| par![drift(p, 0.25) | p <- &ps]);
+    assert_eq!(got, ps.iter().map(|&p| drift(p, 0.25)).collect::<Vec<_>>());
+    let m = Mixed {
+        corners: [Point { x: 1.0, y: 2.0 }, Point { x: 3.0, y: 4.0 }],
+        tags: [(200, 'a'), (254, 'b')],
+        maybe: [None, Some(1), Some(-1)],
+        grid: [[true, false], [false, true]],
+        none: [],
+    };
+    let got = on_every_backend(|| par![mark(m, i) | i <- 0..2usize]);
+    assert_eq!(got, (0..2).map(|i| mark(m, i)).collect::<Vec<_>>());
+}

@@ -231,14 +231,13 @@ pub enum DKind {
     Array(Vec<DExpr>),
     /// `[v; N]`: `N` copies of `v` (`N` from the node's solved type).
     Repeat(Box<DExpr>),
-    /// `a[i] = v` (`m[i][j] = v`) to the local array `a`, in place: each index with the class
-    /// of the array it indexes and where it faults (checked again, in order, as the statements
-    /// before the store already did), then the value. Of class `()`.
+    /// `a[i] = v` (`m[i][j] = v`, `p.pos[k] = v`) to an element of an array inside the local
+    /// `a`, in place: the steps from the local to the element, then the value. Of class `()`.
     ArrayStore {
         /// The local.
         local: LocalId,
-        /// The indices, outermost first, each with its array's class and its fault site.
-        path: Vec<(DExpr, Class, FaultSite)>,
+        /// The steps, outermost first.
+        path: Vec<PlaceStep>,
         /// The element's new value.
         value: Box<DExpr>,
     },
@@ -286,6 +285,19 @@ pub enum DStmt {
     Expr(DExpr),
     /// `local = value;` (`x += v` is `x = x + v`).
     Assign(LocalId, DExpr),
+}
+
+/// One step from a local to the element an assignment stores (see `DKind::ArrayStore`).
+#[derive(Clone, Debug)]
+pub enum PlaceStep {
+    /// `[i]`: the index (a local holding it), the class of the array it indexes, and where an
+    /// index out of bounds faults (checked again, in order: the statements before the store
+    /// already checked every index but the last).
+    Index(DExpr, Class, FaultSite),
+    /// `.name`: a field of a struct with `#[derive(DeviceValue)]`.
+    Member(String),
+    /// `.n`: a tuple's field.
+    Field(u32),
 }
 
 /// A pattern binding locals.

@@ -331,7 +331,7 @@ impl<'a> Lower<'a> {
         value: &Expr,
         whole: &Expr,
     ) -> Result<DStmt, NotDevice> {
-        if let Expr::Index(index) = strip(target) {
+        if let Some(index) = Self::indexed_place(target) {
             return self.index_assignment(index, op.map(|(op, _)| op), value, whole);
         }
         let name = match strip(target) {

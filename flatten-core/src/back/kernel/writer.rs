@@ -10,7 +10,7 @@ use super::ops;
 use super::types::{self, class, ty};
 use crate::plan::kernel_ir::{
     ArmPattern, CaptureId, Class, DExpr, DGenerator, DKind, DMap, DPat, DSource, DStmt, LocalId,
-    VarId,
+    PlaceStep, VarId,
 };
 use crate::plan::{Compiled, Var};
 use parcomp_contract::FaultCode;
@@ -543,15 +543,23 @@ impl<'c> ExprWriter<'c> {
                 let sv = self.expr(value, body);
                 let sv = self.held(value.class, &sv, body);
                 let mut place = self.local_name(*local);
-                for (index, array, site) in path {
-                    let si = self.expr(index, body);
-                    let k = self.names.temp();
-                    body.line(format!(
-                        "pc_u64 {k} = pc_index(pc_fault, {}, {si}, PC_OP(len, {})());",
-                        self.site(*site),
-                        class(*array)
-                    ));
-                    place = format!("{place}.a[{k}]");
+                for step in path {
+                    match step {
+                        PlaceStep::Index(index, array, site) => {
+                            let si = self.expr(index, body);
+                            let k = self.names.temp();
+                            body.line(format!(
+                                "pc_u64 {k} = pc_index(pc_fault, {}, {si}, PC_OP(len, {})());",
+                                self.site(*site),
+                                class(*array)
+                            ));
+                            place = format!("{place}.a[{k}]");
+                        }
+                        PlaceStep::Member(name) => {
+                            place = format!("{place}.{}", parcomp_contract::member_name(name));
+                        }
+                        PlaceStep::Field(n) => place = format!("{place}.f{n}"),
+                    }
                 }
                 body.line(format!("{place} = {sv};"));
                 format!("PC_OP(make, {})()", class(e.class))

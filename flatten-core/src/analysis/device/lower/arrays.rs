@@ -14,8 +14,9 @@
 
 use super::{not_device, strip, text, Local, Lower, Lowered};
 use crate::plan::kernel_ir::{
-    BinOp, Class, Constraint, DExpr, DKind, DPat, DStmt, Literal, NotDevice, Prim,
+    BinOp, Class, Constraint, DExpr, DKind, DPat, DStmt, Literal, NotDevice, PlaceStep, Prim,
 };
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::Expr;
 
@@ -207,27 +208,47 @@ impl Lower<'_> {
         result
     }
 
-    /// `a[i] = v`, `a[i] op= v`, `m[i][j] = v` with `a` (`m`) a `let mut` array of the
-    /// expression: the element is stored in place (`DKind::ArrayStore`: no copy of the
-    /// array). `v` is evaluated first, then each index, outermost first, each checked (as a
-    /// read of it is: the same fault and panic) before the next is evaluated, as Rust
-    /// evaluates an assignment.
+    /// The index of an assignment's target that reaches an array element (`a[i]`,
+    /// `p.pos[k]`, `m[i][j].x`): the target itself if it is an index, else the innermost index
+    /// under its fields. `None` for a target without one (`x`, `p.x`).
+    pub(super) fn indexed_place(target: &Expr) -> Option<&Expr> {
+        match strip(target) {
+            Expr::Index(_) => Some(target),
+            Expr::Field(f) => Self::indexed_place(&f.base).map(|_| target),
+            _ => None,
+        }
+    }
+
+    /// `a[i] = v`, `a[i] op= v`, `m[i][j] = v`, `p.pos[k] += v`: an element of an array
+    /// inside a `let mut` local of the expression (through indices, struct fields and tuple
+    /// fields), stored in place (`DKind::ArrayStore`: no copy of the array). `v` is evaluated
+    /// first, then each index, outermost first, each checked (as a read of it is: the same
+    /// fault and panic) before the next is evaluated, as Rust evaluates an assignment.
     pub(super) fn index_assignment(
         &mut self,
-        target: &syn::ExprIndex,
+        target: &Expr,
         op: Option<BinOp>,
         value: &Expr,
         whole: &Expr,
     ) -> Result<DStmt, NotDevice> {
-        // The place: a local, then the indices from the outermost.
-        let mut indices = vec![target];
-        let mut base = &*target.expr;
-        while let Expr::Index(inner) = strip(base) {
-            indices.push(inner);
-            base = &inner.expr;
+        // The place: a local, then its steps from the outermost.
+        let mut steps = Vec::new();
+        let mut base = strip(target).clone();
+        loop {
+            match base {
+                Expr::Index(index) => {
+                    base = strip(&index.expr).clone();
+                    steps.push(Expr::Index(index));
+                }
+                Expr::Field(field) => {
+                    base = strip(&field.base).clone();
+                    steps.push(Expr::Field(field));
+                }
+                _ => break,
+            }
         }
-        indices.reverse();
-        let name = match strip(base) {
+        steps.reverse();
+        let name = match &base {
             Expr::Path(p) if p.path.segments.len() == 1 && p.qself.is_none() => {
                 p.path.segments[0].ident.to_string()
             }
@@ -264,33 +285,51 @@ impl Lower<'_> {
         let usize_class = self.ctx.prim(Prim::U64);
         let mut element = DExpr { kind: DKind::Local(id), class };
         let mut path = Vec::new();
-        for (n, index) in indices.iter().enumerate() {
-            if let Expr::Range(range) = strip(&index.index) {
-                return Err(not_device(
-                    range.span(),
-                    "assigns to a slice of an array, which the device does not have",
-                    "assign one element at a time (`a[i] = v`)",
-                ));
-            }
-            let i = self.expr(&index.index)?;
-            self.ctx.same(i.class, usize_class);
-            let held = self.ctx.local("__parcomp_index", usize_class);
-            stmts.push(DStmt::Let(DPat::Bind(held), i));
-            let site = self.ctx.fault(text(*index));
+        let last_index = steps.iter().rposition(|s| matches!(s, Expr::Index(_)));
+        for (n, step) in steps.iter().enumerate() {
             let item = self.ctx.class();
-            self.ctx.constrain(Constraint::Array(element.class, item, None));
-            let i = DExpr { kind: DKind::Local(held), class: usize_class };
-            path.push((i.clone(), element.class, site));
-            element = DExpr {
-                kind: DKind::ArrayIndex(Box::new(element), Box::new(i), Some(site)),
-                class: item,
+            let kind = match step {
+                Expr::Field(f) => match &f.member {
+                    syn::Member::Named(name) => {
+                        let name = name.unraw().to_string();
+                        self.ctx.constrain(Constraint::Member(element.class, name.clone(), item));
+                        path.push(PlaceStep::Member(name.clone()));
+                        DKind::Member(Box::new(element), name)
+                    }
+                    syn::Member::Unnamed(index) => {
+                        self.ctx.constrain(Constraint::Field(element.class, index.index, item));
+                        path.push(PlaceStep::Field(index.index));
+                        DKind::Field(Box::new(element), index.index)
+                    }
+                },
+                Expr::Index(index) => {
+                    if let Expr::Range(range) = strip(&index.index) {
+                        return Err(not_device(
+                            range.span(),
+                            "assigns to a slice of an array, which the device does not have",
+                            "assign one element at a time (`a[i] = v`)",
+                        ));
+                    }
+                    let i = self.expr(&index.index)?;
+                    self.ctx.same(i.class, usize_class);
+                    let held = self.ctx.local("__parcomp_index", usize_class);
+                    stmts.push(DStmt::Let(DPat::Bind(held), i));
+                    let site = self.ctx.fault(text(index));
+                    self.ctx.constrain(Constraint::Array(element.class, item, None));
+                    let i = DExpr { kind: DKind::Local(held), class: usize_class };
+                    path.push(PlaceStep::Index(i.clone(), element.class, site));
+                    let kind = DKind::ArrayIndex(Box::new(element), Box::new(i), Some(site));
+                    // Checked now, before the next index is evaluated, as Rust checks `m[i]`
+                    // of `m[i][j]` before it evaluates `j` (the last index is checked by the
+                    // store, or by the read of `op=`, before anything else runs).
+                    if Some(n) != last_index {
+                        stmts.push(DStmt::Expr(DExpr { kind: kind.clone(), class: item }));
+                    }
+                    kind
+                }
+                _ => unreachable!("a place is indices and fields"),
             };
-            // Checked now, before the next index is evaluated, as Rust checks `m[i]` of
-            // `m[i][j]` before it evaluates `j` (the last index is checked by the store, or by
-            // the read of `op=`, before anything else runs).
-            if n + 1 < indices.len() {
-                stmts.push(DStmt::Expr(element.clone()));
-            }
+            element = DExpr { kind, class: item };
         }
         let held_value = DExpr { kind: DKind::Local(held_value), class: value_class };
         let new = match op {
