@@ -64,9 +64,15 @@ impl TypeDesc {
         }
     }
 
-    /// Whether the type uses `f64` anywhere (the device must support it).
+    /// Whether the type uses `f64` anywhere (the device must support it), also where no value
+    /// is stored (`[f64; 0]` is declared with its element type).
     pub fn uses_f64(&self) -> bool {
-        self.leaves().contains(&Prim::F64)
+        match self {
+            TypeDesc::Prim(p) => *p == Prim::F64,
+            TypeDesc::Tuple(items) => items.iter().any(TypeDesc::uses_f64),
+            TypeDesc::Option(inner) | TypeDesc::Array(inner, _) => inner.uses_f64(),
+            TypeDesc::Struct(_, fields) => fields.iter().any(|(_, t)| t.uses_f64()),
+        }
     }
 }
 
@@ -526,6 +532,8 @@ mod tests {
         assert_eq!(<[(u8, f32); 2]>::desc().to_string(), "[(u8, f32); 2]");
         assert_eq!(<[(u8, f32); 2]>::desc().leaves(), [Prim::U8, Prim::F32, Prim::U8, Prim::F32]);
         assert_eq!(<[[i16; 2]; 0]>::desc().leaves(), []);
+        assert!(<[f64; 0]>::desc().uses_f64());
+        assert!(!<[(f32, Option<u8>); 2]>::desc().uses_f64());
     }
 
     #[test]
