@@ -382,3 +382,34 @@ fn an_impl_of_a_generic_structs_instance() {
         assert_eq!(got, want);
     }
 }
+
+/// `.len()` and `.is_empty()` of an array and of a struct whose impl has them, side by side:
+/// the runtime picks the array's length or the method by the receiver's type.
+#[derive(Clone, Copy, Debug, PartialEq, DeviceValue)]
+struct Bag {
+    items: [u8; 4],
+    used: u8,
+}
+
+#[par_fn]
+impl Bag {
+    fn len(&self) -> usize {
+        self.used as usize
+    }
+
+    fn is_empty(&self) -> bool {
+        self.used == 0
+    }
+}
+
+#[test]
+fn len_of_arrays_and_of_structs_with_a_len() {
+    let bags: Vec<Bag> =
+        (0..500u32).map(|i| Bag { items: [i as u8, 1, 2, 3], used: (i % 5) as u8 }).collect();
+    let got = on_every_backend(
+        || par![(b.len(), b.is_empty(), b.items.len(), b.items.is_empty()) | b <- &bags],
+    );
+    let want: Vec<_> =
+        bags.iter().map(|b| (b.len(), b.is_empty(), b.items.len(), b.items.is_empty())).collect();
+    assert_eq!(got, want);
+}

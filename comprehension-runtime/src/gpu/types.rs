@@ -68,7 +68,7 @@ impl TypeDesc {
     /// is stored (`[f64; 0]` is declared with its element type).
     pub fn uses_f64(&self) -> bool {
         match self {
-            TypeDesc::Prim(p) => *p == Prim::F64,
+            TypeDesc::Prim(p) | TypeDesc::Enum(_, p, _) => *p == Prim::F64,
             TypeDesc::Tuple(items) => items.iter().any(TypeDesc::uses_f64),
             TypeDesc::Option(inner) | TypeDesc::Array(inner, _) => inner.uses_f64(),
             TypeDesc::Struct(_, fields) => fields.iter().any(|(_, t)| t.uses_f64()),

@@ -213,6 +213,10 @@ pub enum DKind {
     /// `#[par_fn]` method (the call `ParFnId`, a method slot) when it is one, else the numeric
     /// method (chosen when the program is built: `PC_FN_k` is defined only for a method).
     MethodOrCall(Method, ParFnId, Vec<DExpr>, Option<FaultSite>),
+    /// `x.len()` (`x.is_empty()` when the flag is set) of a value that is an array or a
+    /// struct: the struct's `#[par_fn]` method (the slot) when the runtime finds one, else the
+    /// array's length.
+    LenOrCall(ParFnId, Box<DExpr>, bool),
     /// `xs[i]` of a captured collection.
     Index(CaptureId, Box<DExpr>, FaultSite),
     /// `xs.len()` of a captured collection.

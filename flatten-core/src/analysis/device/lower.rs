@@ -1128,8 +1128,10 @@ impl<'a> Lower<'a> {
             }
         }
         if matches!(name.as_str(), "len" | "is_empty") && call.args.is_empty() {
-            // `a.len()` of an array value (a captured collection's is read on the host above).
-            return self.array_len(&call.receiver, name == "is_empty");
+            // `a.len()` of an array value (a captured collection's is read on the host above),
+            // or `l.len()` of a struct whose `#[par_fn] impl` has a `len`: the macro cannot
+            // tell, the runtime decides once it knows the receiver's type.
+            return self.len_or_call(&call.receiver, &name);
         }
         let Some(info) = methods::method(&name, call.args.len()) else {
             let known = methods::is_known(&name);
@@ -1197,6 +1199,22 @@ impl<'a> Lower<'a> {
             self.ctx.same(a.class, param);
         }
         Ok(DExpr { kind: DKind::MethodOrCall(method, id, all, site), class })
+    }
+
+    /// `receiver.len()` or `receiver.is_empty()` (`name`): an array's length, or a method of a
+    /// `#[par_fn] impl` block when the receiver is a struct ([`DKind::LenOrCall`]): the
+    /// runtime's choice, as for [`method_or_call`](Self::method_or_call).
+    fn len_or_call(&mut self, receiver: &Expr, name: &str) -> Lowered {
+        let receiver = self.expr(receiver)?;
+        let id = self.ctx.method(name);
+        let class = self.ctx.class();
+        let builtin = self.ctx.prim(if name == "is_empty" { Prim::Bool } else { Prim::U64 });
+        self.ctx.constrain(Constraint::Builtin(id, class, builtin));
+        self.ctx.constrain(Constraint::Return(class, id));
+        let param = self.ctx.class();
+        self.ctx.constrain(Constraint::Param(param, id, 0));
+        self.ctx.same(receiver.class, param);
+        Ok(DExpr { kind: DKind::LenOrCall(id, Box::new(receiver), name == "is_empty"), class })
     }
 
     /// `receiver.name(args)` for a method the device does not have built in: a method of a

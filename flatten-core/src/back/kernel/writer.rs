@@ -385,6 +385,25 @@ impl<'c> ExprWriter<'c> {
                 body.line("#endif");
                 t
             }
+            DKind::LenOrCall(f, receiver, is_empty) => {
+                // The struct's `#[par_fn]` method when the runtime defines `PC_FN_k`, else the
+                // array's length (the receiver is an array then: nothing else has `len()`).
+                let sr = self.expr(receiver, body);
+                let t = self.names.temp();
+                body.line(format!("{} {t};", ty(e.class)));
+                body.line(format!("#ifdef PC_FN_{}", f.0));
+                body.line(format!("{t} = PC_FN_{}(pc_fault, {sr});", f.0));
+                body.line("#else");
+                body.line(format!("(void)({sr});"));
+                let len = format!("PC_OP(len, {})()", class(receiver.class));
+                if *is_empty {
+                    body.line(format!("{t} = (pc_bool)({len} == 0);"));
+                } else {
+                    body.line(format!("{t} = {len};"));
+                }
+                body.line("#endif");
+                t
+            }
             DKind::Call(f, args) => {
                 let refs: Vec<&DExpr> = args.iter().collect();
                 let mut parts = vec!["pc_fault".to_string()];

@@ -120,24 +120,6 @@ impl Lower<'_> {
         Ok(DPat::Array(items))
     }
 
-    /// `a.len()` of an array value: its `N` (`a.is_empty()`: whether `N` is 0).
-    pub(super) fn array_len(&mut self, receiver: &Expr, is_empty: bool) -> Lowered {
-        let array = self.expr(receiver)?;
-        let item = self.ctx.class();
-        self.ctx.constrain(Constraint::Array(array.class, item, None));
-        let class = self.ctx.prim(Prim::U64);
-        let len = DExpr { kind: DKind::ArrayLen(Box::new(array)), class };
-        if !is_empty {
-            return Ok(len);
-        }
-        let zero = DExpr { kind: DKind::Lit(Literal::Int(0)), class };
-        let bool_class = self.ctx.prim(Prim::Bool);
-        Ok(DExpr {
-            kind: DKind::Binary(BinOp::Eq, Box::new(len), Box::new(zero), None),
-            class: bool_class,
-        })
-    }
-
     /// The array a `for` loop iterates, when its syntax names one: `a`, `&a`, `a.iter()`,
     /// `a.into_iter()` (`a` a name or a field of one). Anything else is not an array loop.
     pub(super) fn looped_array(expr: &Expr) -> Option<&Expr> {
