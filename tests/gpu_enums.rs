@@ -77,6 +77,9 @@ fn tuple_struct_fields_and_results() {
     assert_eq!(got, want);
     assert!(!want.is_empty());
     // Built in the head, read back as the user's tuple struct; arithmetic on `u16` wraps.
+    let got = on_every_backend(|| par![Meters { 1: m.1.wrapping_mul(9), 0: m.0 - 1.0 } | m <- &ms]);
+    let want: Vec<Meters> = ms.iter().map(|m| Meters(m.0 - 1.0, m.1.wrapping_mul(9))).collect();
+    assert_eq!(got, want);
     let got = on_every_backend(|| par![Meters(m.0 - 1.0, m.1.wrapping_mul(9)) | m <- &ms]);
     let want: Vec<Meters> = ms.iter().map(|m| Meters(m.0 - 1.0, m.1.wrapping_mul(9))).collect();
     assert_eq!(got, want);

@@ -128,7 +128,7 @@ pub fn parse(input: TokenStream) -> Result<Derived, syn::Error> {
 /// What the device values are, for help lines.
 const DEVICE_VALUES: &str = "device values are the primitive numbers (not `i128`/`u128`), \
                              `bool`, `char`, tuples, `Option`s and arrays `[T; N]` of them, and \
-                             structs with `#[derive(DeviceValue)]`";
+                             structs and fieldless enums with `#[derive(DeviceValue)]`";
 
 /// Why a type cannot be a device value, when its syntax says so.
 fn not_device(ty: &Type) -> Option<String> {

@@ -57,7 +57,8 @@ impl<T: DeviceType> DynValue for T {
     message = "`{Self}` cannot be read by index on the device",
     label = "not a collection of device values",
     note = "the device reads slices, `Vec`s and arrays of device types (numbers, `bool`, `char`, \
-            tuples, `Option`s and arrays of them, structs with `#[derive(parcomp::DeviceValue)]`)"
+            tuples, `Option`s and arrays of them, structs and enums with \
+            `#[derive(parcomp::DeviceValue)]`)"
 )]
 pub trait DynSlice: Sync {
     /// The elements' type.
@@ -510,7 +511,7 @@ impl DynRange for RangeInclusive<char> {
     message = "the elements of `{Self}` cannot be copied to the device",
     label = "its elements are not device values",
     note = "device values are numbers, `bool`, `char`, tuples, `Option`s and arrays of them, \
-            and structs with `#[derive(parcomp::DeviceValue)]`"
+            and structs and enums with `#[derive(parcomp::DeviceValue)]`"
 )]
 pub trait DynElements: Sync {
     /// The elements' type.

@@ -20,7 +20,7 @@ use super::plan::DevicePlan;
 /// What the device holds, for the reasons a comprehension stays on the CPU: a struct lacking
 /// the derive is the common case.
 const DEVICE_VALUES: &str = "device values are numbers, `bool`, `char`, tuples, `Option`s \
-                             and arrays `[T; N]` of them, and structs with \
+                             and arrays `[T; N]` of them, and structs and fieldless enums with \
                              `#[derive(parcomp::DeviceValue)]`";
 use super::types::DeviceType;
 use std::marker::PhantomData;

@@ -300,14 +300,14 @@ impl<'b> ColumnReader<'b> {
 
 /// A Rust type whose values a device can hold: the primitive numbers, `bool`, `char`, tuples
 /// of device types (up to eight elements), `Option` of a device type, arrays `[T; N]` of a
-/// device type, and structs with `#[derive(parcomp::DeviceValue)]` (which implements this
-/// trait).
+/// device type, and structs and fieldless enums with `#[derive(parcomp::DeviceValue)]` (which
+/// implements this trait).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be represented on the device",
     label = "not a device type",
     note = "device types are the primitive numbers, `bool`, `char`, tuples of device types, \
-            `Option` of a device type, arrays `[T; N]` of a device type and structs with \
-            `#[derive(parcomp::DeviceValue)]`"
+            `Option` of a device type, arrays `[T; N]` of a device type and structs and enums \
+            with `#[derive(parcomp::DeviceValue)]`"
 )]
 pub trait DeviceType: Copy + Send + Sync + Sized {
     /// The shape of the type.

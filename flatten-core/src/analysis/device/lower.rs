@@ -705,15 +705,12 @@ impl<'a> Lower<'a> {
         self.name_struct(class, &lit.path);
         let mut fields = Vec::new();
         for field in &lit.fields {
-            let syn::Member::Named(name) = &field.member else {
-                return Err(not_device(
-                    field.span(),
-                    "builds a tuple struct, which the device does not have".to_string(),
-                    "the device builds structs with named fields and `#[derive(DeviceValue)]`",
-                ));
-            };
             let value = self.expr(&field.expr)?;
-            let name = name.unraw().to_string();
+            let name = match &field.member {
+                syn::Member::Named(name) => name.unraw().to_string(),
+                // `Meters { 0: d, 1: k }`: a tuple struct's fields by position.
+                syn::Member::Unnamed(index) => index.index.to_string(),
+            };
             self.ctx.constrain(Constraint::Member(class, name.clone(), value.class));
             fields.push((name, value));
         }
