@@ -210,7 +210,10 @@ pub mod __rt {
         require_elements, require_jagged, require_output, require_range, require_rows_output,
         require_scalar, require_slice,
     };
-    pub use comprehension_runtime::gpu::par_fn::{par_fn_item_name, ParFn, ParFnEntry, ParFnItem};
+    pub use comprehension_runtime::gpu::par_fn::{
+        par_fn_item_name, ByTwin, NoTwin, ParFn, ParFnEntry, ParFnItem, ParFnPath, PathProbe,
+        SigSlot,
+    };
     pub use comprehension_runtime::gpu::types::{
         ColumnReader, ColumnWriter, DeviceType, Prim, TypeDesc,
     };

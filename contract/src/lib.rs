@@ -240,6 +240,10 @@ pub enum Constraint<Ids: ConstraintIds = Static> {
     /// built-in method's typing is written over classes of its own, which these join to the
     /// call's.)
     Builtin(Ids::ParFn, Ids::Class, Ids::Class),
+    /// The class is type argument `j` of the call `f` of a generic `#[par_fn]` (written, as
+    /// in `lerp::<f32>(..)`; each call is an instance of the function, whose type arguments
+    /// are otherwise decided by its arguments' and result's types).
+    TypeArg(Ids::Class, Ids::ParFn, u32),
 }
 
 /// The C name of a struct's field `name` in the kernels (`x` is `m_x`): a member of the C

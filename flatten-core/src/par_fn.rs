@@ -70,7 +70,7 @@ pub fn expand(attr: TokenStream, item: TokenStream, rt: &TokenStream) -> TokenSt
         return quote! { #function #e };
     }
     match compile(&function) {
-        Ok(unit) => emit(&function, &unit, rt),
+        Ok((unit, slots)) => emit(&function, &unit, &slots, rt),
         Err(errors) => {
             let errors = errors.into_iter().map(|e| e.to_compile_error());
             quote! { #function #(#errors)* }
@@ -130,12 +130,124 @@ pub(crate) fn check_signature(sig: &syn::Signature) -> Vec<syn::Error> {
     errors
 }
 
-fn compile(function: &syn::ItemFn) -> Result<Unit, Vec<syn::Error>> {
-    let errors = check_signature(&function.sig);
-    if !errors.is_empty() {
-        return Err(errors);
+fn compile(function: &syn::ItemFn) -> Result<(Unit, Vec<Slot>), Vec<syn::Error>> {
+    let mut unchecked = function.sig.clone();
+    unchecked.generics = syn::Generics::default();
+    let mut errors = check_signature(&unchecked);
+    let generics = check_generics(&function.sig);
+    let slots = match generics {
+        Ok(slots) if errors.is_empty() => slots,
+        Ok(_) => return Err(errors),
+        Err(e) => {
+            errors.extend(e);
+            return Err(errors);
+        }
+    };
+    let names: Vec<String> =
+        function.sig.generics.type_params().map(|p| p.ident.to_string()).collect();
+    let unit =
+        compile_fn(&function.sig, &function.block, &format!("fn {}", function.sig.ident), &names)?;
+    Ok((unit, slots))
+}
+
+/// What a parameter or the result of a `#[par_fn] fn` is (the runtime's `SigSlot`): its own
+/// type, or the `j`-th type parameter of a generic function.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Concrete,
+    TypeParam(u32),
+}
+
+/// The generics a `#[par_fn] fn` may have: type parameters, with any bounds (kept for Rust;
+/// the device compiles each instance from the body's operators), each parameter's or the
+/// result's type either one of them exactly or a type that mentions none. Returns the slot of
+/// each parameter and then of the result.
+fn check_generics(sig: &syn::Signature) -> Result<Vec<Slot>, Vec<syn::Error>> {
+    let mut errors = Vec::new();
+    for param in &sig.generics.params {
+        match param {
+            syn::GenericParam::Type(_) => {}
+            syn::GenericParam::Const(c) => errors.push(error_spanned(
+                c,
+                "a `#[par_fn]` cannot have const generic parameters",
+                "the device instantiates a generic `#[par_fn]` over the types of its \
+                 arguments only: pass the value as a parameter",
+            )),
+            syn::GenericParam::Lifetime(l) => errors.push(error_spanned(
+                l,
+                "a `#[par_fn]` cannot have lifetime parameters",
+                "device functions take and return values: remove the lifetime (a reference \
+                 parameter's lifetime can stay elided)",
+            )),
+        }
     }
-    compile_fn(&function.sig, &function.block, &format!("fn {}", function.sig.ident))
+    let names: Vec<String> = sig.generics.type_params().map(|p| p.ident.to_string()).collect();
+    let slot = |ty: &syn::Type, errors: &mut Vec<syn::Error>| -> Slot {
+        if let syn::Type::Path(p) = ty {
+            if p.qself.is_none()
+                && p.path.segments.len() == 1
+                && p.path.segments[0].arguments.is_none()
+            {
+                let name = p.path.segments[0].ident.to_string();
+                if let Some(j) = names.iter().position(|n| *n == name) {
+                    return Slot::TypeParam(j as u32);
+                }
+            }
+        }
+        if let Some(found) = mentions(quote! { #ty }, &names) {
+            errors.push(error_spanned(
+                ty,
+                format!(
+                    "a `#[par_fn]`'s parameter or result of a type built from the type \
+                     parameter `{found}` is not supported"
+                ),
+                format!(
+                    "a generic `#[par_fn]`'s parameters and result are each either a type \
+                     parameter itself (`{found}`) or a type that mentions none (`f32`, \
+                     `(u8, bool)`, a struct)"
+                ),
+            ));
+        }
+        Slot::Concrete
+    };
+    let mut slots = Vec::new();
+    for input in &sig.inputs {
+        if let syn::FnArg::Typed(t) = input {
+            slots.push(slot(&t.ty, &mut errors));
+        }
+    }
+    slots.push(match &sig.output {
+        syn::ReturnType::Default => Slot::Concrete,
+        syn::ReturnType::Type(_, ty) => slot(ty, &mut errors),
+    });
+    for (j, param) in sig.generics.type_params().enumerate() {
+        if !slots.contains(&Slot::TypeParam(j as u32)) {
+            errors.push(error_spanned(
+                &param.ident,
+                format!(
+                    "the type parameter `{}` of a `#[par_fn]` is not the type of a parameter or \
+                     of the result",
+                    param.ident
+                ),
+                "the device decides each instance's type arguments from its arguments and \
+                 result: make it the type of one of them",
+            ));
+        }
+    }
+    if errors.is_empty() {
+        Ok(slots)
+    } else {
+        Err(errors)
+    }
+}
+
+/// The first of `names` among `tokens`' identifiers.
+fn mentions(tokens: TokenStream, names: &[String]) -> Option<String> {
+    tokens.into_iter().find_map(|tt| match tt {
+        proc_macro2::TokenTree::Ident(i) if names.iter().any(|n| i == n) => Some(i.to_string()),
+        proc_macro2::TokenTree::Group(g) => mentions(g.stream(), names),
+        _ => None,
+    })
 }
 
 /// Compiles a function (a method when its signature has a receiver, which is parameter 0)
@@ -144,14 +256,31 @@ pub(crate) fn compile_fn(
     sig: &syn::Signature,
     block: &syn::Block,
     what: &str,
+    type_params: &[String],
 ) -> Result<Unit, Vec<syn::Error>> {
     let function = (sig, block);
     let mut ctx = DeviceCtx::default();
+    for name in type_params {
+        let class = ctx.class();
+        ctx.type_params.push((name.clone(), class));
+    }
+    // The class of a parameter's or the result's type when it is a type parameter.
+    let param_class = |ctx: &DeviceCtx, ty: &syn::Type| match ty {
+        syn::Type::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
+            ctx.type_param(&p.path.segments[0].ident.to_string())
+        }
+        _ => None,
+    };
     let lowered = (|| -> Result<_, NotDevice> {
         let mut lower = Lower::par_fn(&mut ctx);
         let mut params = Vec::new();
         for (k, input) in function.0.inputs.iter().enumerate() {
             let class = lower.ctx.class();
+            if let syn::FnArg::Typed(t) = input {
+                if let Some(param) = param_class(lower.ctx, &t.ty) {
+                    lower.ctx.same(class, param);
+                }
+            }
             lower
                 .ctx
                 .constrain(Constraint::Capture(class, crate::plan::kernel_ir::CaptureId(k as u32)));
@@ -176,6 +305,11 @@ pub(crate) fn compile_fn(
         let result = lower.ctx.class();
         let n = function.0.inputs.len() as u32;
         lower.ctx.constrain(Constraint::Capture(result, crate::plan::kernel_ir::CaptureId(n)));
+        if let syn::ReturnType::Type(_, ty) = &function.0.output {
+            if let Some(param) = param_class(lower.ctx, ty) {
+                lower.ctx.same(result, param);
+            }
+        }
         lower.ctx.return_class = Some(result);
         let body = lower.block(function.1)?;
         lower.ctx.same(body.class, result);
@@ -215,7 +349,7 @@ pub(crate) fn compile_fn(
     })
 }
 
-fn emit(function: &syn::ItemFn, unit: &Unit, rt: &TokenStream) -> TokenStream {
+fn emit(function: &syn::ItemFn, unit: &Unit, slots: &[Slot], rt: &TokenStream) -> TokenStream {
     let name = &function.sig.ident;
     let vis = &function.vis;
     let name_text = name.to_string();
@@ -224,7 +358,11 @@ fn emit(function: &syn::ItemFn, unit: &Unit, rt: &TokenStream) -> TokenStream {
     let gpu = quote! { #rt::gpu };
     let constraints = unit.constraints.iter().map(|c| crate::back::rust::constraint(c, &gpu));
     let faults = &unit.faults;
-    let params = function.sig.inputs.iter().map(|input| match input {
+    let params = function.sig.inputs.iter().zip(slots).map(|(input, slot)| match input {
+        // A type parameter's type is each instance's (`generic` says where).
+        syn::FnArg::Typed(_) if *slot != Slot::Concrete => {
+            quote! { <() as #rt::DeviceType>::desc() }
+        }
         syn::FnArg::Typed(t) => {
             let ty = &t.ty;
             let span = ty.span();
@@ -233,6 +371,7 @@ fn emit(function: &syn::ItemFn, unit: &Unit, rt: &TokenStream) -> TokenStream {
         syn::FnArg::Receiver(_) => unreachable!("methods are refused"),
     });
     let ret = match &function.sig.output {
+        _ if slots.last() != Some(&Slot::Concrete) => quote! { <() as #rt::DeviceType>::desc() },
         syn::ReturnType::Default => quote! { <() as #rt::DeviceType>::desc() },
         syn::ReturnType::Type(_, ty) => {
             let span = ty.span();
@@ -240,6 +379,17 @@ fn emit(function: &syn::ItemFn, unit: &Unit, rt: &TokenStream) -> TokenStream {
         }
     };
     let callees = unit.callees.iter().map(|c| c.name(rt));
+    let generic = if slots.iter().all(|s| *s == Slot::Concrete) {
+        Vec::new()
+    } else {
+        slots
+            .iter()
+            .map(|s| match s {
+                Slot::Concrete => quote! { #rt::SigSlot::Concrete },
+                Slot::TypeParam(j) => quote! { #rt::SigSlot::TypeParam(#j) },
+            })
+            .collect()
+    };
     quote! {
         #function
 
@@ -248,6 +398,10 @@ fn emit(function: &syn::ItemFn, unit: &Unit, rt: &TokenStream) -> TokenStream {
         #vis struct #name {}
 
         impl #rt::ParFn for #name {}
+
+        impl #rt::ParFnPath for #name {
+            const PATH: &'static str = ::core::concat!(::core::module_path!(), "::", #name_text);
+        }
 
         #rt::inventory::submit! {
             #rt::ParFnEntry {
@@ -258,6 +412,7 @@ fn emit(function: &syn::ItemFn, unit: &Unit, rt: &TokenStream) -> TokenStream {
                 faults: &[#(#faults),*],
                 signature: || (::std::vec![#(#params),*], #ret),
                 callees: || ::std::vec![#(#callees),*],
+                generic: &[#(#generic),*],
             }
         }
     }

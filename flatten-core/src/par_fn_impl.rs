@@ -160,6 +160,7 @@ impl Entry {
                     faults: &[#(#faults),*],
                     signature: || (::std::vec![#(#params),*], #ret),
                     callees: || ::std::vec![#(#callees),*],
+                    generic: &[],
                 },
             };
         }
@@ -202,7 +203,7 @@ fn compile_method(
         return Err(errors);
     }
     let text = format!("{owner}::{}", f.sig.ident);
-    let unit = compile_fn(&f.sig, &f.block, &text)?;
+    let unit = compile_fn(&f.sig, &f.block, &text, &[])?;
     let params = f
         .sig
         .inputs
@@ -239,7 +240,7 @@ fn compile_const(
     let sig: syn::Signature = syn::parse_quote_spanned!(ident.span()=> fn #ident() -> #ty);
     let block: syn::Block = syn::parse_quote_spanned!(expr.span()=> { #expr });
     let text = format!("{owner}::{ident}");
-    let unit = compile_fn(&sig, &block, &text)?;
+    let unit = compile_fn(&sig, &block, &text, &[])?;
     Ok(Entry::new(ident.to_string(), None, text, unit, Vec::new(), ty.clone(), rt))
 }
 

@@ -8,6 +8,7 @@
 //! that does not fit (which would be a disagreement between this solver and rustc) is an error,
 //! and the comprehension runs on the CPU.
 
+use super::par_fn::SigSlot;
 use super::plan::{ClassId, Constraint};
 use super::types::{Prim, TypeDesc};
 
@@ -41,6 +42,10 @@ pub(crate) struct Observations<'a> {
     /// Each `#[par_fn]`'s parameters and return type; `None` for a method call (`p.dist(q)`)
     /// whose function is found once its receiver's type is known ([`solve_with_methods`]).
     pub(crate) par_fns: &'a [Option<Signature>],
+    /// For each call of a generic `#[par_fn]` (an instance of it): which of its parameters and
+    /// result are its type parameters (the signature's types there are ignored). An index past
+    /// the end, or an empty list, is a function that is not generic.
+    pub(crate) generic: &'a [&'static [SigSlot]],
 }
 
 /// A `#[par_fn]`'s parameters' and result's types.
@@ -265,12 +270,28 @@ pub(crate) fn solve(
 
 /// The type of every class, or why they cannot be solved; `methods` finds the function of each
 /// method call once its receiver's type is known.
+#[cfg(test)]
 pub(crate) fn solve_with_methods(
     classes: u32,
     constraints: &[Constraint],
     observed: &Observations<'_>,
     methods: &mut Methods<'_>,
 ) -> Result<Vec<TypeDesc>, String> {
+    solve_instances(classes, constraints, observed, methods).map(|(types, _)| types)
+}
+
+/// The type of every class and the type arguments of each call of a generic `#[par_fn]` (one
+/// list per call, empty for a function that is not generic), or why they cannot be solved.
+///
+/// A call of a generic function is an instance of it: its parameters and result that are the
+/// type parameter `j` are one class (the instance's `j`-th type argument), whatever the other
+/// instances of the function are.
+pub(crate) fn solve_instances(
+    classes: u32,
+    constraints: &[Constraint],
+    observed: &Observations<'_>,
+    methods: &mut Methods<'_>,
+) -> Result<(Vec<TypeDesc>, Vec<Vec<TypeDesc>>), String> {
     // The method calls decided so far: a `#[par_fn]` method's signature, or `None` for the
     // device's own method of the name (`Builtin`), for a receiver that is not a struct.
     let mut decided: std::collections::HashMap<usize, Option<Signature>> = Default::default();
@@ -292,6 +313,14 @@ pub(crate) fn solve_with_methods(
     };
     let mut deferred = Vec::new();
     let mut named = Vec::new();
+    // The class of type argument `j` of instance `f`, made when first met.
+    let mut arguments: std::collections::HashMap<(usize, u32), usize> = Default::default();
+    let slot = |f: u32, k: usize| -> Option<u32> {
+        match observed.generic.get(f as usize).and_then(|slots| slots.get(k)) {
+            Some(SigSlot::TypeParam(j)) => Some(*j),
+            _ => None,
+        }
+    };
     for constraint in constraints {
         match *constraint {
             Constraint::Same(a, b) => s.unify(check(a)?, check(b)?)?,
@@ -342,16 +371,31 @@ pub(crate) fn solve_with_methods(
                 let desc = params.get(k as usize).ok_or_else(|| {
                     format!("a #[par_fn] called with more than {} arguments", params.len())
                 })?;
-                let b = s.of(desc);
+                let b = match slot(f, k as usize) {
+                    Some(j) => {
+                        *arguments.entry((f as usize, j)).or_insert_with(|| s.fresh(Shape::Unknown))
+                    }
+                    None => s.of(desc),
+                };
                 s.unify(check(a)?, b)?
             }
             Constraint::Return(a, f) => {
-                let (_, ret) = observed
+                let (params, ret) = observed
                     .par_fns
                     .get(f as usize)
                     .and_then(Option::as_ref)
                     .ok_or_else(|| format!("no signature of #[par_fn] {f}"))?;
-                let b = s.of(ret);
+                let b = match slot(f, params.len()) {
+                    Some(j) => {
+                        *arguments.entry((f as usize, j)).or_insert_with(|| s.fresh(Shape::Unknown))
+                    }
+                    None => s.of(ret),
+                };
+                s.unify(check(a)?, b)?
+            }
+            Constraint::TypeArg(a, f, j) => {
+                let b =
+                    *arguments.entry((f as usize, j)).or_insert_with(|| s.fresh(Shape::Unknown));
                 s.unify(check(a)?, b)?
             }
             Constraint::Field(..)
@@ -522,7 +566,32 @@ pub(crate) fn solve_with_methods(
     }
     // A literal nothing reads a field of (`let _unused = Point { .. }`).
     while name_a_literal(&mut s, &mut named, observed)? {}
-    (0..n).map(|c| s.desc(c, 0)).collect()
+    let types = (0..n).map(|c| s.desc(c, 0)).collect::<Result<Vec<_>, _>>()?;
+    let mut instances = Vec::new();
+    for (f, slots) in observed.generic.iter().enumerate() {
+        let count = slots
+            .iter()
+            .filter_map(|s| match s {
+                SigSlot::TypeParam(j) => Some(*j + 1),
+                SigSlot::Concrete => None,
+            })
+            .max()
+            .unwrap_or(0);
+        let mut args = Vec::new();
+        for j in 0..count {
+            let class = arguments.get(&(f, j)).copied();
+            let known = class.map(|c| s.find(c)).filter(|&r| s.shape[r] != Shape::Unknown);
+            let Some(class) = known else {
+                return Err(format!(
+                    "type argument {j} of the generic #[par_fn] of call {f} is not decided by \
+                     the types of its arguments and result"
+                ));
+            };
+            args.push(s.desc(class, 0)?);
+        }
+        instances.push(args);
+    }
+    Ok((types, instances))
 }
 
 #[cfg(test)]
@@ -530,7 +599,13 @@ mod tests {
     use super::*;
 
     fn observed(root: TypeDesc, output: TypeDesc) -> Observations<'static> {
-        Observations { captures: &[], root: Some(root), output: Some(output), par_fns: &[] }
+        Observations {
+            captures: &[],
+            root: Some(root),
+            output: Some(output),
+            par_fns: &[],
+            generic: &[],
+        }
     }
 
     #[test]
@@ -577,6 +652,7 @@ mod tests {
             root: Some(point.clone()),
             output: Some(f32_.clone()),
             par_fns: &[None],
+            generic: &[],
         };
         let mut asked = Vec::new();
         let types = solve_with_methods(3, &constraints, &observed, &mut |f, receiver| {
@@ -613,6 +689,7 @@ mod tests {
             root: Some(f32_.clone()),
             output: None,
             par_fns: &[None],
+            generic: &[],
         };
         let types = solve_with_methods(5, &constraints, &observed, &mut |_, _| {
             Err("asked for a method".to_string())

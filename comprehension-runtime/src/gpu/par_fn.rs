@@ -38,9 +38,104 @@ pub struct ParFnEntry {
     pub signature: fn() -> (Vec<TypeDesc>, TypeDesc),
     /// The paths of the functions it calls, in the order of its `PC_FN_k`.
     pub callees: fn() -> Vec<&'static str>,
+    /// A generic function's parameters and result (in that order) that are one of its type
+    /// parameters (its `signature` gives `()` there); empty for a function that is not
+    /// generic. Each use of the function is an instance of it, whose type arguments the
+    /// caller's types decide (see [`SigSlot`]).
+    pub generic: &'static [SigSlot],
 }
 
 inventory::collect!(ParFnEntry);
+
+/// What a parameter or the result of a generic `#[par_fn]` is: a type of its own (the entry's
+/// `signature` gives it), or the `j`-th type parameter of the function (`F` in
+/// `fn lerp<F: Float>(a: F, b: F, t: F) -> F`), which each instance's type arguments fill in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SigSlot {
+    /// The type the signature gives.
+    Concrete,
+    /// The type parameter of this index.
+    TypeParam(u32),
+}
+
+impl ParFnEntry {
+    /// The number of type parameters of the function (0 when it is not generic).
+    pub(crate) fn type_params(&self) -> usize {
+        self.generic
+            .iter()
+            .filter_map(|s| match s {
+                SigSlot::TypeParam(j) => Some(*j as usize + 1),
+                SigSlot::Concrete => None,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The signature of the instance with type arguments `args` (one per type parameter).
+    pub(crate) fn instance(&self, args: &[TypeDesc]) -> (Vec<TypeDesc>, TypeDesc) {
+        let (mut params, mut ret) = (self.signature)();
+        for (k, slot) in self.generic.iter().enumerate() {
+            if let SigSlot::TypeParam(j) = slot {
+                let ty = args[*j as usize].clone();
+                match params.get_mut(k) {
+                    Some(p) => *p = ty,
+                    None => ret = ty,
+                }
+            }
+        }
+        (params, ret)
+    }
+}
+
+/// Implemented by `#[par_fn]` for the type-namespace twin of the function it marks: the
+/// function's registered path, which a call naming the function with type arguments
+/// (`lerp::<f32>(..)`, whose item has no single name) finds it by ([`PathProbe`]).
+pub trait ParFnPath {
+    /// `module_path!()::name` of the function.
+    const PATH: &'static str;
+}
+
+/// Finds the registered path of a generic `#[par_fn]` through its twin type `T` (a function
+/// that is not marked has a stand-in type instead, and the path as written is returned:
+/// nothing is registered under it, so the comprehension runs on the CPU, saying why).
+pub struct PathProbe<T>(std::marker::PhantomData<T>);
+
+impl<T> PathProbe<T> {
+    /// The probe of `T`.
+    pub fn new() -> Self {
+        PathProbe(std::marker::PhantomData)
+    }
+}
+
+impl<T> Default for PathProbe<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// [`PathProbe`]'s answer for a `#[par_fn]`'s twin (chosen first, by autoref).
+pub trait ByTwin {
+    /// The registered path.
+    fn par_fn_path(&self, written: &'static str) -> &'static str;
+}
+
+impl<T: ParFnPath> ByTwin for PathProbe<T> {
+    fn par_fn_path(&self, _: &'static str) -> &'static str {
+        T::PATH
+    }
+}
+
+/// [`PathProbe`]'s answer for any other type: the path as written.
+pub trait NoTwin {
+    /// The path as written.
+    fn par_fn_path(&self, written: &'static str) -> &'static str;
+}
+
+impl<T> NoTwin for &PathProbe<T> {
+    fn par_fn_path(&self, written: &'static str) -> &'static str {
+        written
+    }
+}
 
 /// A method, associated function or associated constant of a `#[par_fn] impl` block.
 pub struct ParFnItem {

@@ -120,18 +120,18 @@ fn prepared(
     }
     let info = device.info();
     let mut resolver = Resolver::default();
-    let called = resolver.resolve(par_fns).map_err(DeviceFailure::cannot)?;
-    let signatures: Vec<Option<infer::Signature>> =
-        called.iter().map(|u| u.map(|u| resolver.units[u].signature.clone())).collect();
+    let calls = resolver.resolve(par_fns).map_err(DeviceFailure::cannot)?;
+    let (signatures, generic) = resolver.observations(&calls);
     let observed = infer::Observations {
         captures: &key.captures,
         root: Some(key.root.clone()),
         output: Some(key.output.clone()),
         par_fns: &signatures,
+        generic: &generic,
     };
     let mut methods = vec![None; par_fns.len()];
-    let types =
-        infer::solve_with_methods(plan.classes, plan.constraints, &observed, &mut |f, receiver| {
+    let (types, arguments) =
+        infer::solve_instances(plan.classes, plan.constraints, &observed, &mut |f, receiver| {
             resolver.method(par_fns[f], receiver, &mut methods[f])
         })
         .map_err(|e| match resolver.method_failure.take() {
@@ -141,6 +141,7 @@ fn prepared(
                 DeviceFailure::cannot(format!("its types could not be solved on the device: {e}"))
             }
         })?;
+    let called = resolver.instances(&calls, &arguments).map_err(DeviceFailure::cannot)?;
     // `None`: a method call that is the device's own method (`PC_FN_k` stays undefined).
     let called: Vec<Option<usize>> = called.iter().zip(&methods).map(|(u, m)| u.or(*m)).collect();
     let units = resolver.units;
@@ -290,7 +291,7 @@ pub(crate) fn reduce<T, R: Reducer<T>>(
 }
 
 /// A `#[par_fn]` a comprehension calls (directly or through another), ready to be put into
-/// its program.
+/// its program: for a generic function, one instance of it (its own `pcf_k`).
 struct ParFnUnit {
     entry: &'static par_fn::ParFnEntry,
     /// Its callees, as indices into the list of units (`None`: a method call that is the
@@ -301,28 +302,93 @@ struct ParFnUnit {
     types: Vec<types::TypeDesc>,
 }
 
+/// A call in device code, as the caller's types are being solved.
+#[derive(Clone, Copy)]
+enum Call {
+    /// A function that is not generic, already resolved to its unit.
+    Unit(usize),
+    /// A method call, found once its receiver's type is known ([`Resolver::method`]).
+    Method,
+    /// A generic function at `path`: its instance is known once the caller's types are.
+    Generic(&'static str, &'static par_fn::ParFnEntry),
+}
+
+/// How deep generic functions may instantiate one another (a generic function calling itself
+/// at ever other types would not end).
+const MAX_INSTANCE_DEPTH: usize = 32;
+
 /// The `#[par_fn]`s a comprehension calls (directly or through another), callees before
 /// callers, found by their names, and the methods among them once their receivers' types are
-/// known. A function that is not marked, or that calls itself (OpenCL C has no recursion), is
-/// a reason to stay on the CPU.
+/// known; a generic function is instantiated per type arguments, which each call's types
+/// decide (a worklist: an instance's own generic callees come out of solving its types). A
+/// function that is not marked, or that calls itself (OpenCL C has no recursion), is a
+/// reason to stay on the CPU.
 #[derive(Default)]
 struct Resolver {
     units: Vec<ParFnUnit>,
-    /// The unit of each name visited; `None` while its callees are being visited.
-    index: std::collections::HashMap<&'static str, Option<usize>>,
+    /// The unit of each function and type arguments visited; `None` while its callees are
+    /// being visited.
+    index: std::collections::HashMap<(&'static str, Vec<types::TypeDesc>), Option<usize>>,
+    /// How many instances are being visited, one inside another.
+    depth: usize,
     /// Why the last method call that failed did (a method the device does not have): the
     /// reason the comprehension stays on the CPU, rather than the solver's error it causes.
     method_failure: Option<String>,
 }
 
 impl Resolver {
-    /// The unit of each of `names`; `None` for a method call (found by [`Resolver::method`]).
-    fn resolve(&mut self, names: &[&'static str]) -> Result<Vec<Option<usize>>, String> {
+    /// What each of `names` calls: a unit, a method call (found by [`Resolver::method`]), or
+    /// a generic function, instantiated by [`Resolver::instances`].
+    fn resolve(&mut self, names: &[&'static str]) -> Result<Vec<Call>, String> {
         names
             .iter()
-            .map(|&n| match parcomp_contract::slot_method(n) {
-                Some(_) => Ok(None),
-                None => self.visit(n).map(Some),
+            .map(|&n| {
+                if parcomp_contract::slot_method(n).is_some() {
+                    return Ok(Call::Method);
+                }
+                let entry = par_fn::find(n)
+                    .ok_or_else(|| format!("it calls `{n}`, which is not marked `#[par_fn]`"))?;
+                if entry.generic.is_empty() {
+                    self.visit(n, Vec::new()).map(Call::Unit)
+                } else {
+                    Ok(Call::Generic(n, entry))
+                }
+            })
+            .collect()
+    }
+
+    /// The signatures the solver observes for `calls` (a generic function's with its slots).
+    fn observations(
+        &self,
+        calls: &[Call],
+    ) -> (Vec<Option<infer::Signature>>, Vec<&'static [par_fn::SigSlot]>) {
+        calls
+            .iter()
+            .map(|c| match *c {
+                Call::Unit(u) => (Some(self.units[u].signature.clone()), &[][..]),
+                Call::Method => (None, &[][..]),
+                Call::Generic(_, entry) => (Some((entry.signature)()), entry.generic),
+            })
+            .unzip()
+    }
+
+    /// The unit of each of `calls`, the generic ones instantiated with the type arguments the
+    /// caller's solve gave them (`arguments`, one list per call); `None` for a method call.
+    fn instances(
+        &mut self,
+        calls: &[Call],
+        arguments: &[Vec<types::TypeDesc>],
+    ) -> Result<Vec<Option<usize>>, String> {
+        calls
+            .iter()
+            .enumerate()
+            .map(|(f, c)| match *c {
+                Call::Unit(u) => Ok(Some(u)),
+                Call::Method => Ok(None),
+                Call::Generic(path, _) => {
+                    let args = arguments.get(f).cloned().unwrap_or_default();
+                    self.visit(path, args).map(Some)
+                }
             })
             .collect()
     }
@@ -363,13 +429,16 @@ impl Resolver {
                  `{owner}` has no method `{method}` in a `#[par_fn] impl` block"
             ));
         }
-        let u = self.visit(key)?;
+        let u = self.visit(key, Vec::new())?;
         *unit = Some(u);
         Ok(self.units[u].signature.clone())
     }
 
-    fn visit(&mut self, path: &'static str) -> Result<usize, String> {
-        match self.index.get(path) {
+    /// The unit of the function at `path` with type arguments `args` (none when it is not
+    /// generic).
+    fn visit(&mut self, path: &'static str, args: Vec<types::TypeDesc>) -> Result<usize, String> {
+        let key = (path, args);
+        match self.index.get(&key) {
             Some(Some(done)) => return Ok(*done),
             Some(None) => {
                 return Err(format!("`{path}` calls itself, and device code cannot recurse"))
@@ -378,22 +447,57 @@ impl Resolver {
         }
         let entry = par_fn::find(path)
             .ok_or_else(|| format!("it calls `{path}`, which is not marked `#[par_fn]`"))?;
-        self.index.insert(path, None);
+        if key.1.len() != entry.type_params() {
+            return Err(format!(
+                "`#[par_fn] {path}` has {} type parameters, called with {} type arguments",
+                entry.type_params(),
+                key.1.len()
+            ));
+        }
+        if self.depth >= MAX_INSTANCE_DEPTH {
+            return Err(format!(
+                "`#[par_fn] {path}` is instantiated more than {MAX_INSTANCE_DEPTH} deep"
+            ));
+        }
+        self.index.insert(key.clone(), None);
+        self.depth += 1;
+        let found = self.solve_unit(path, entry, &key.1);
+        self.depth -= 1;
+        let unit = found?;
+        self.units.push(unit);
+        self.index.insert(key, Some(self.units.len() - 1));
+        Ok(self.units.len() - 1)
+    }
+
+    /// Solves the types of the function at `path` with type arguments `args`, visiting its
+    /// callees.
+    fn solve_unit(
+        &mut self,
+        path: &'static str,
+        entry: &'static par_fn::ParFnEntry,
+        args: &[types::TypeDesc],
+    ) -> Result<ParFnUnit, String> {
         let names = (entry.callees)();
-        let callees = self.resolve(&names)?;
-        let signature = (entry.signature)();
+        let calls = self.resolve(&names)?;
+        let signature = entry.instance(args);
         let mut observations: Vec<types::TypeDesc> = signature.0.clone();
         observations.push(signature.1.clone());
-        let callee_signatures: Vec<Option<infer::Signature>> =
-            callees.iter().map(|c| c.map(|c| self.units[c].signature.clone())).collect();
+        let (callee_signatures, generic) = self.observations(&calls);
         let observed = infer::Observations {
             captures: &observations,
             root: None,
             output: None,
             par_fns: &callee_signatures,
+            generic: &generic,
         };
         let mut methods = vec![None; names.len()];
-        let types = infer::solve_with_methods(
+        let instance = if args.is_empty() {
+            path.to_string()
+        } else {
+            let args: Vec<String> = args.iter().map(ToString::to_string).collect();
+            format!("{path}::<{}>", args.join(", "))
+        };
+        let (types, arguments) = infer::solve_instances(
             entry.classes,
             entry.constraints,
             &observed,
@@ -402,15 +506,14 @@ impl Resolver {
         .map_err(|e| match self.method_failure.take() {
             Some(reason) => {
                 // The caller's method call (if any) reports it as its own failure.
-                let reason = format!("{reason} (in `#[par_fn] {path}`)");
+                let reason = format!("{reason} (in `#[par_fn] {instance}`)");
                 self.method_failure = Some(reason.clone());
                 reason
             }
-            None => format!("the types of `#[par_fn] {path}` could not be solved: {e}"),
+            None => format!("the types of `#[par_fn] {instance}` could not be solved: {e}"),
         })?;
+        let callees = self.instances(&calls, &arguments)?;
         let callees = callees.iter().zip(&methods).map(|(u, m)| u.or(*m)).collect();
-        self.units.push(ParFnUnit { entry, callees, signature, types });
-        self.index.insert(path, Some(self.units.len() - 1));
-        Ok(self.units.len() - 1)
+        Ok(ParFnUnit { entry, callees, signature, types })
     }
 }

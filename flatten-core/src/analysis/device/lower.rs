@@ -136,6 +136,9 @@ impl<'a> Lower<'a> {
         match ty {
             syn::Type::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
                 let name = p.path.segments[0].ident.to_string();
+                if let Some(class) = self.ctx.type_param(&name) {
+                    return Ok(class);
+                }
                 match Prim::from_rust(&name) {
                     Some(prim) => Ok(self.ctx.prim(prim)),
                     None => Err(not_device(
@@ -532,6 +535,7 @@ impl<'a> Lower<'a> {
         if n < 2 {
             return Err(unknown());
         }
+        self.type_param_item(&path.path)?;
         // `Color::Red`, `module::Color::Red`: a variant of a fieldless enum with
         // `#[derive(DeviceValue)]`, by Rust's naming conventions (a type's constants are
         // written in capitals, `i32::MAX`); its type is found where the value goes.
@@ -652,7 +656,11 @@ impl<'a> Lower<'a> {
     fn cast_target(&mut self, ty: &syn::Type) -> Result<Class, NotDevice> {
         if let syn::Type::Path(p) = ty {
             if p.qself.is_none() && p.path.segments.len() == 1 {
-                if let Some(prim) = Prim::from_rust(&p.path.segments[0].ident.to_string()) {
+                let name = p.path.segments[0].ident.to_string();
+                if let Some(class) = self.ctx.type_param(&name) {
+                    return Ok(class);
+                }
+                if let Some(prim) = Prim::from_rust(&name) {
                     return Ok(self.ctx.prim(prim));
                 }
             }
@@ -1376,11 +1384,18 @@ impl<'a> Lower<'a> {
             let flag = DExpr { kind: DKind::Lit(Literal::Bool(true)), class: flag_class };
             return Ok(DExpr { kind: DKind::Tuple(vec![flag, arg]), class });
         }
+        if let Some(id) = self.generic_call(func)? {
+            return Ok(self.call_of(id, args));
+        }
         if func.qself.is_some() || func.path.segments.iter().any(|s| !s.arguments.is_none()) {
             return Err(not_device(
                 call.func.span(),
-                format!("calls `{}`, a generic function", text(func)),
-                "the device calls `#[par_fn]` functions, which are not generic",
+                format!(
+                    "calls `{}`, a generic function named in a way the device does not",
+                    text(func)
+                ),
+                "the device calls a generic `#[par_fn]` by its path with type arguments, \
+                 `lerp::<f32>(a, b, t)`",
             ));
         }
         // Any other function: a `#[par_fn]` (or an associated function of a `#[par_fn]
@@ -1429,6 +1444,82 @@ impl<'a> Lower<'a> {
                 self.ctx.constrain(Constraint::Named(class, name));
             }
         }
+    }
+
+    /// Refuses `F::zero()`, `F::MAX` and other items of a type parameter `F` of the generic
+    /// `#[par_fn]` being compiled: the device compiles the body once per instance from its
+    /// operators, and does not resolve the traits a type parameter's bounds name.
+    fn type_param_item(&self, path: &syn::Path) -> Result<(), NotDevice> {
+        let first = &path.segments[0].ident;
+        if path.segments.len() < 2 || self.ctx.type_param(&first.to_string()).is_none() {
+            return Ok(());
+        }
+        Err(not_device(
+            path.span(),
+            format!(
+                "uses `{}`, an item of the type parameter `{first}`, which the device does not \
+                 resolve (it compiles a generic `#[par_fn]` from its operators, casts, literals \
+                 and numeric methods, not from the traits of its bounds)",
+                text(path)
+            ),
+            format!(
+                "pass the value as a parameter of type `{first}`, or make it from one \
+                 (`x - x` is zero); the function still runs on the CPU as written"
+            ),
+        ))
+    }
+
+    /// `lerp::<f32>(..)`, `lerp::<F>(..)`, `geo::lerp::<_>(..)`: a call of a generic
+    /// `#[par_fn]` with its type arguments written, an instance of its own. Each type argument
+    /// that is a primitive or a type parameter of the `#[par_fn]` being compiled decides the
+    /// instance's (a `_` or another type is decided by the arguments' types). `None`: not
+    /// such a call.
+    fn generic_call(
+        &mut self,
+        func: &syn::ExprPath,
+    ) -> Result<Option<crate::plan::kernel_ir::ParFnId>, NotDevice> {
+        self.type_param_item(&func.path)?;
+        let n = func.path.segments.len();
+        let last = &func.path.segments[n - 1];
+        let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return Ok(None) };
+        if func.qself.is_some()
+            || func.path.segments.iter().take(n - 1).any(|s| !s.arguments.is_none())
+        {
+            return Ok(None);
+        }
+        let mut types = Vec::new();
+        for arg in &args.args {
+            match arg {
+                syn::GenericArgument::Type(ty) => types.push(ty),
+                other => {
+                    return Err(not_device(
+                        other.span(),
+                        format!(
+                            "calls `{}` with a generic argument that is not a type",
+                            text(func)
+                        ),
+                        "a generic `#[par_fn]` has type parameters only",
+                    ))
+                }
+            }
+        }
+        let id = self.ctx.generic_call(&func.path);
+        for (j, ty) in types.into_iter().enumerate() {
+            let class = match ty {
+                syn::Type::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
+                    let name = p.path.segments[0].ident.to_string();
+                    match Prim::from_rust(&name) {
+                        Some(prim) => Some(self.ctx.prim(prim)),
+                        None => self.ctx.type_param(&name),
+                    }
+                }
+                _ => None,
+            };
+            if let Some(class) = class {
+                self.ctx.constrain(Constraint::TypeArg(class, id, j as u32));
+            }
+        }
+        Ok(Some(id))
     }
 
     fn inline_closure(

@@ -47,6 +47,8 @@ pub(crate) struct DeviceCtx {
     pub(crate) locals: Vec<(String, crate::plan::kernel_ir::Class)>,
     /// In a `#[par_fn]`: the class of its result (what `return` gives).
     pub(crate) return_class: Option<Class>,
+    /// In a generic `#[par_fn]`: the class of each type parameter, by name.
+    pub(crate) type_params: Vec<(String, Class)>,
 }
 
 /// How far a [`DeviceCtx`] had got, to forget what an analysis added after it.
@@ -135,6 +137,18 @@ impl DeviceCtx {
         ParFnId(self.par_fns.len() as u32 - 1)
     }
 
+    /// A call of a generic function with its type arguments written (`lerp::<f32>`): an
+    /// instance of its own (one per call, as two calls may have other type arguments).
+    pub(crate) fn generic_call(&mut self, path: &syn::Path) -> ParFnId {
+        self.par_fns.push(Callee::Generic(path.clone()));
+        ParFnId(self.par_fns.len() as u32 - 1)
+    }
+
+    /// The class of the type parameter `name` of the generic `#[par_fn]` being compiled.
+    pub(crate) fn type_param(&self, name: &str) -> Option<Class> {
+        self.type_params.iter().find(|(n, _)| n == name).map(|(_, c)| *c)
+    }
+
     /// A call of the method `name` on a receiver of a type the macro cannot see (one per call:
     /// two calls of one name may have receivers of different types).
     pub(crate) fn method(&mut self, name: &str) -> ParFnId {
@@ -177,6 +191,11 @@ pub enum Callee {
     /// The associated constant `name` of the type at the path (`Point::ORIGIN`): its
     /// `#[par_fn] impl` compiles it as a function without parameters.
     Const(syn::Path, String),
+    /// A generic function called with its type arguments written (`lerp::<f32>(..)`, whose
+    /// item has no single name): found by the path its `#[par_fn]` registered, which the
+    /// function's twin type gives (`ParFnPath`); a function that is not marked has no twin,
+    /// and gives the path as written, under which nothing is found.
+    Generic(syn::Path),
 }
 
 impl Callee {
@@ -190,6 +209,34 @@ impl Callee {
             }
             Callee::Const(owner, name) => {
                 quote::quote! { #rt::par_fn_item_name::<#owner>(#name) }
+            }
+            Callee::Generic(path) => {
+                // As `@gpu`'s check of a callee: the twin when the import has one, else a
+                // stand-in of the function's name (see `back::rust::offload::require_par_fn`).
+                let mut plain = path.clone();
+                for segment in &mut plain.segments {
+                    segment.arguments = syn::PathArguments::None;
+                }
+                let written = crate::text::text(&plain);
+                let name = &plain.segments.last().expect("a path has a segment").ident;
+                let site = proc_macro2::Span::mixed_site();
+                let fallback = syn::Ident::new("__parcomp_fallback", site);
+                let alias = syn::Ident::new("__parcomp_generic_fn", site);
+                quote::quote! {{
+                    #[allow(non_camel_case_types, dead_code)]
+                    mod #fallback {
+                        pub struct #name;
+                    }
+                    #[allow(unused_imports)]
+                    use #fallback::#name as #alias;
+                    {
+                        #[allow(unused_imports)]
+                        use #plain as #alias;
+                        #[allow(unused_imports)]
+                        use #rt::{ByTwin as _, NoTwin as _};
+                        (&#rt::PathProbe::<#alias>::new()).par_fn_path(#written)
+                    }
+                }}
             }
         }
     }

@@ -284,6 +284,7 @@ pub(crate) fn constraint(c: &Constraint, gpu: &TokenStream) -> TokenStream {
         Constraint::Param(a, f, n) => quote! { #ty::Param(#a, #f, #n) },
         Constraint::Return(a, f) => quote! { #ty::Return(#a, #f) },
         Constraint::Builtin(f, a, b) => quote! { #ty::Builtin(#f, #a, #b) },
+        Constraint::TypeArg(a, f, j) => quote! { #ty::TypeArg(#a, #f, #j) },
     }
 }
 
