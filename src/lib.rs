@@ -211,8 +211,8 @@ pub mod __rt {
         require_scalar, require_slice,
     };
     pub use comprehension_runtime::gpu::par_fn::{
-        par_fn_item_name, ByTwin, NoTwin, ParFn, ParFnEntry, ParFnItem, ParFnPath, PathProbe,
-        SigSlot,
+        par_fn_item_name, ByTwin, NoTwin, NotAParFn, ParFn, ParFnEntry, ParFnItem, ParFnPath,
+        PathProbe, SigSlot,
     };
     pub use comprehension_runtime::gpu::types::{
         ColumnReader, ColumnWriter, DeviceType, Prim, TypeDesc,

@@ -120,8 +120,9 @@ pub(crate) fn check_signature(sig: &syn::Signature) -> Vec<syn::Error> {
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         refuse(
             &sig.generics,
-            "generic",
-            "the device compiles one function per `#[par_fn]`: give it concrete types",
+            "a generic method",
+            "the device finds a method by its receiver's type and compiles it once: give it \
+             concrete types (a free `#[par_fn] fn` may be generic over its parameters' types)",
         );
     }
     if let Some(v) = &sig.variadic {

@@ -113,6 +113,10 @@ impl<T> Default for PathProbe<T> {
     }
 }
 
+/// The type a call's name stands for when the function it names has no twin (is not a
+/// `#[par_fn]`): [`PathProbe`] of it gives the path as written.
+pub struct NotAParFn;
+
 /// [`PathProbe`]'s answer for a `#[par_fn]`'s twin (chosen first, by autoref).
 pub trait ByTwin {
     /// The registered path.

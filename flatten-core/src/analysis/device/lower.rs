@@ -1464,7 +1464,7 @@ impl<'a> Lower<'a> {
             ),
             format!(
                 "pass the value as a parameter of type `{first}`, or make it from one \
-                 (`x - x` is zero); the function still runs on the CPU as written"
+                 (`x - x` is zero)"
             ),
         ))
     }

@@ -212,23 +212,17 @@ impl Callee {
             }
             Callee::Generic(path) => {
                 // As `@gpu`'s check of a callee: the twin when the import has one, else a
-                // stand-in of the function's name (see `back::rust::offload::require_par_fn`).
+                // stand-in type (see `back::rust::offload::require_par_fn`).
                 let mut plain = path.clone();
                 for segment in &mut plain.segments {
                     segment.arguments = syn::PathArguments::None;
                 }
                 let written = crate::text::text(&plain);
-                let name = &plain.segments.last().expect("a path has a segment").ident;
-                let site = proc_macro2::Span::mixed_site();
-                let fallback = syn::Ident::new("__parcomp_fallback", site);
-                let alias = syn::Ident::new("__parcomp_generic_fn", site);
+                let alias =
+                    syn::Ident::new("__parcomp_generic_fn", proc_macro2::Span::mixed_site());
                 quote::quote! {{
-                    #[allow(non_camel_case_types, dead_code)]
-                    mod #fallback {
-                        pub struct #name;
-                    }
                     #[allow(unused_imports)]
-                    use #fallback::#name as #alias;
+                    use #rt::NotAParFn as #alias;
                     {
                         #[allow(unused_imports)]
                         use #plain as #alias;

@@ -106,7 +106,9 @@ pub(super) fn emit(
         for (k, callee) in unit.par_fns.iter().enumerate() {
             // An associated function (`Point::new`) cannot be imported to be checked; it and
             // a method are found when the comprehension runs.
-            if let crate::analysis::device::Callee::Path(path) = callee {
+            if let crate::analysis::device::Callee::Path(path)
+            | crate::analysis::device::Callee::Generic(path) = callee
+            {
                 if !crate::par_fn::names_associated_item(path) {
                     items.extend(require_par_fn(path, k, rt));
                 }
