@@ -187,10 +187,15 @@ fn type_arguments_decided_by_the_arguments() {
     let got = on_every_backend(|| par![lerp::<_>(a, b, 0.5) | (a, b) <- &data]);
     let want: Vec<f32> = data.iter().map(|&(a, b)| lerp(a, b, 0.5)).collect();
     assert_eq!(got, want);
-    // A literal argument of a written type argument is of that type (f32, not f64).
+    // A literal argument of a written type argument is of that type (f32, not f64), also
+    // where nothing else decides it (the result is cast).
     let got = on_every_backend(|| par![square::<f32>(0.1) + a | (a, _) <- &data]);
     let want: Vec<f32> = data.iter().map(|&(a, _)| square(0.1f32) + a).collect();
     assert_eq!(got, want);
+    let got = on_every_backend(|| par![square::<f32>(0.1) as f64 + a as f64 | (a, _) <- &data]);
+    let want: Vec<f64> = data.iter().map(|&(a, _)| square(0.1f32) as f64 + a as f64).collect();
+    assert_eq!(got, want);
+    assert_ne!(square(0.1f32) as f64, square(0.1f64), "the instances differ");
     // Two type parameters, at two instances each.
     let got = on_every_backend(|| {
         par![

@@ -708,6 +708,49 @@ mod tests {
     }
 
     #[test]
+    fn each_call_of_a_generic_function_is_an_instance() {
+        // lerp(a, b, t) -> F called twice: with the root's f32, and with an unsuffixed float
+        // literal written `lerp::<f32>` (TypeArg), then with one nothing decides (f64).
+        let placeholder = TypeDesc::Tuple(Vec::new());
+        let signature = (vec![placeholder.clone(); 3], placeholder);
+        let slots = &[SigSlot::TypeParam(0); 4][..];
+        let constraints = [
+            Constraint::Root(0),
+            Constraint::Param(0, 0, 0),
+            Constraint::Return(1, 0),
+            Constraint::Float(2),
+            Constraint::Param(2, 1, 0),
+            Constraint::Prim(3, Prim::F32),
+            Constraint::TypeArg(3, 1, 0),
+            Constraint::Float(4),
+            Constraint::Param(4, 2, 0),
+        ];
+        let f32_ = TypeDesc::Prim(Prim::F32);
+        let signatures = [Some(signature.clone()), Some(signature.clone()), Some(signature)];
+        let observed = Observations {
+            captures: &[],
+            root: Some(f32_.clone()),
+            output: None,
+            par_fns: &signatures,
+            generic: &[slots, slots, slots],
+        };
+        let (types, instances) =
+            solve_instances(5, &constraints, &observed, &mut |_, _| Err("no methods".into()))
+                .unwrap();
+        assert_eq!(types[1], f32_, "the result is the instance's type argument");
+        assert_eq!(types[2], f32_, "the literal is the written type argument's");
+        assert_eq!(
+            instances,
+            [vec![f32_.clone()], vec![f32_], vec![TypeDesc::Prim(Prim::F64)]],
+            "each call has its own type arguments"
+        );
+        // An instance's parameters disagreeing is an error, not a choice.
+        let bad = [Constraint::Root(0), Constraint::Param(0, 0, 0), Constraint::Prim(1, Prim::U8)];
+        let bad = [&bad[..], &[Constraint::Param(1, 0, 1)]].concat();
+        assert!(solve_instances(2, &bad, &observed, &mut |_, _| Err("none".into())).is_err());
+    }
+
+    #[test]
     fn struct_fields_by_name() {
         let point = TypeDesc::Struct(
             "m::Point",
