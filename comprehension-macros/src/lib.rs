@@ -111,6 +111,15 @@ pub fn par_kernel(input: TokenStream) -> TokenStream {
 /// device does not have keeps the comprehension on the CPU, with the reason in the trace.
 /// Refused with an error: `&mut self` and other receivers, trait impls, generic impls, and
 /// `#[par_fn]` on a single method of an impl (it cannot see the type: mark the block).
+///
+/// A free function may be generic over types (`fn lerp<F: Float>(a: F, b: F, t: F) -> F`, any
+/// bounds, kept for Rust): device code calls it with its type arguments written
+/// (`lerp::<f32>(..)`, `lerp::<F>(..)` inside another generic `#[par_fn]`, `lerp::<_>(..)` to
+/// let the arguments decide), and each call is an instance compiled for its types. Each
+/// parameter and the result is a type parameter itself or a type that mentions none. Refused
+/// with an error: const and lifetime parameters, `Option<F>`-like types, a type parameter no
+/// parameter or result has, generic methods, and `F::zero()`, `F::MAX` and other items of a
+/// type parameter in the body.
 #[proc_macro_attribute]
 pub fn par_fn(attr: TokenStream, item: TokenStream) -> TokenStream {
     flatten_core::par_fn_attribute(attr.into(), item.into()).into()
