@@ -131,6 +131,11 @@ fn pick<A: Copy + PartialOrd, B: Copy>(a: A, limit: A, yes: B, no: B) -> B {
     }
 }
 
+#[par_fn]
+fn double<T: Copy + Add<Output = T>>(x: T) -> T {
+    x + x
+}
+
 /// Division: a zero divisor faults as in Rust, in every instance.
 #[par_fn]
 fn ratio<T: Int>(a: T, b: T) -> T {
@@ -246,6 +251,10 @@ fn nested_reductions_over_a_generic() {
     let got =
         on_every_backend(|| par![par_sum![mix::<i64>(v, v) | v <- m.row(i)] | i <- 0..m.len()]);
     let want: Vec<i64> = rows.iter().map(|r| r.iter().map(|&v| mix(v, v)).sum()).collect();
+    assert_eq!(got, want);
+    // A generator mapped by an instance.
+    let got = on_every_backend(|| par![x + i | i <- 0..50i64, x <- (0..i).map(double::<i64>)]);
+    let want: Vec<i64> = (0..50i64).flat_map(|i| (0..i).map(move |x| x + x + i)).collect();
     assert_eq!(got, want);
     let total = on_every_backend(|| par_sum![square::<f64>(v as f64) | v <- m.row(7)]);
     assert_eq!(total, rows[7].iter().map(|&v| square(v as f64)).sum::<f64>());

@@ -1574,7 +1574,10 @@ impl<'a> Lower<'a> {
                 result
             }
             Expr::Path(p) if p.qself.is_none() => {
-                let id = self.ctx.par_fn(&p.path);
+                let id = match self.generic_call(p)? {
+                    Some(id) => id,
+                    None => self.ctx.par_fn(&p.path),
+                };
                 let param = self.ctx.class();
                 self.ctx.constrain(Constraint::Param(param, id, 0));
                 self.ctx.same(param, element);
