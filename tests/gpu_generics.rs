@@ -147,6 +147,16 @@ fn unmarked<T: Copy + Add<Output = T>>(x: T) -> T {
     x + x
 }
 
+mod shapes {
+    use parcomp::par_fn;
+    use std::ops::Mul;
+
+    #[par_fn]
+    pub fn area<F: Copy + Mul<Output = F>>(w: F, h: F) -> F {
+        w * h
+    }
+}
+
 fn floats(n: usize) -> Vec<(f32, f32)> {
     (0..n).map(|i| ((i % 17) as f32 * 0.25, (i % 5) as f32 - 1.5)).collect()
 }
@@ -242,6 +252,17 @@ fn generics_calling_generics_non_generics_and_methods() {
         points.iter().map(|&p| (beyond(p, 1.0f64, 2.0), beyond(p, -1i64, 1))).collect();
     assert_eq!(got, want);
     assert!(want.iter().any(|w| w.1 == 1) && want.iter().any(|w| w.1 == -1));
+}
+
+#[test]
+fn generics_named_by_path_and_by_a_renamed_import() {
+    use shapes::area as surface;
+    let data = floats(100);
+    let got = on_every_backend(
+        || par![(shapes::area::<f32>(a, b), surface::<f64>(a as f64, 3.0)) | (a, b) <- &data],
+    );
+    let want: Vec<(f32, f64)> = data.iter().map(|&(a, b)| (a * b, a as f64 * 3.0)).collect();
+    assert_eq!(got, want);
 }
 
 #[test]
