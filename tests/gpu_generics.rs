@@ -7,10 +7,10 @@
 
 mod support;
 
-use parcomp::{par, par_fn, par_sum, trace, with_backend, Backend, DeviceValue, Jagged};
+use parcomp::{par, par_fn, par_sum, with_backend, Backend, DeviceValue, Jagged};
 use std::ops::{Add, Div, Mul, Sub};
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use support::{devices, off_device, on_devices, on_every_backend};
+use std::panic::catch_unwind;
+use support::{device_faults, off_device, on_devices, on_every_backend};
 
 /// The floats' operations the generic functions use (a user's own trait: the device ignores
 /// bounds and compiles the body's operators and numeric methods per instance).
@@ -281,26 +281,6 @@ fn nested_reductions_over_a_generic() {
     assert_eq!(total, rows[7].iter().map(|&v| square(v as f64)).sum::<f64>());
 }
 
-/// The panic message of `f` run on each device backend, raised by the device's fault.
-fn device_panics(f: impl Fn()) -> Vec<String> {
-    let mut messages = Vec::new();
-    for &backend in devices() {
-        let (result, runs) =
-            trace::record(|| catch_unwind(AssertUnwindSafe(|| with_backend(backend, &f))));
-        let payload = result.expect_err("the comprehension should panic");
-        for r in &runs {
-            assert_eq!(r.backend, backend, "{r}");
-        }
-        let message = match payload.downcast::<String>() {
-            Ok(s) => *s,
-            Err(p) => p.downcast::<&str>().map(|s| s.to_string()).unwrap_or_default(),
-        };
-        assert!(message.ends_with(&format!("on {}", backend.name())), "{message}");
-        messages.push(message);
-    }
-    messages
-}
-
 #[test]
 fn a_fault_inside_an_instance_is_rusts_panic() {
     let values: Vec<i32> = (0..200).collect();
@@ -309,7 +289,7 @@ fn a_fault_inside_an_instance_is_rusts_panic() {
         assert_eq!(got, values.iter().map(|v| v / 7).collect::<Vec<_>>());
     }
     let run = || drop(par![ratio::<i32>(v, d) | v <- &values, d <- &divisors]);
-    for message in device_panics(run) {
+    for message in device_faults(run) {
         assert!(message.contains("attempt to divide by zero"), "{message}");
         assert!(message.contains("ratio"), "{message} does not name the function");
     }

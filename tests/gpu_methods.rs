@@ -6,8 +6,10 @@
 mod support;
 
 use parcomp::{par, par_explain, par_fn, par_sum, trace, with_backend, Backend, DeviceValue};
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use support::{devices, off_device, on_devices, on_every_backend, on_every_cpu_backend};
+use std::panic::catch_unwind;
+use support::{
+    device_faults, devices, off_device, on_devices, on_every_backend, on_every_cpu_backend,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, DeviceValue)]
 struct Point {
@@ -175,28 +177,6 @@ fn methods_named_like_the_numbers_methods() {
     assert_eq!(got, want);
 }
 
-/// The panic message of `f` run on each device backend, raised by the device's fault (none
-/// when there is no device).
-fn device_panics(f: impl Fn()) -> Vec<String> {
-    let mut messages = Vec::new();
-    for &backend in devices() {
-        let (result, runs) =
-            trace::record(|| catch_unwind(AssertUnwindSafe(|| with_backend(backend, &f))));
-        let payload = result.expect_err("the comprehension should panic");
-        for r in &runs {
-            assert_eq!(r.backend, backend, "{r}");
-        }
-        let message = match payload.downcast::<String>() {
-            Ok(s) => *s,
-            Err(p) => p.downcast::<&str>().map(|s| s.to_string()).unwrap_or_default(),
-        };
-        // The fault was the device's, raised on the host.
-        assert!(message.ends_with(&format!("on {}", backend.name())), "{message}");
-        messages.push(message);
-    }
-    messages
-}
-
 #[test]
 fn integer_methods_wrap_and_fault_as_rust_does() {
     let counters: Vec<Counter> =
@@ -212,7 +192,7 @@ fn integer_methods_wrap_and_fault_as_rust_does() {
     // A division by zero inside a method is Rust's panic, raised on the host.
     let divisors = [3, 1, 0, 2];
     let run = || drop(par![c.per(d) | c <- &counters, d <- &divisors]);
-    for message in device_panics(run) {
+    for message in device_faults(run) {
         assert!(message.contains("attempt to divide by zero"), "{message}");
         assert!(message.contains("Counter::per"), "{message} does not name the method");
     }
@@ -221,7 +201,7 @@ fn integer_methods_wrap_and_fault_as_rust_does() {
     // So is `unwrap` of `None`.
     let options = [Some(1u8), None];
     let run = || drop(par![c.first(o) | c <- &counters[..2], o <- &options]);
-    for message in device_panics(run) {
+    for message in device_faults(run) {
         assert!(message.contains("called `Option::unwrap()` on a `None` value"), "{message}");
     }
     assert!(catch_unwind(|| with_backend(Backend::Sequential, run)).is_err());

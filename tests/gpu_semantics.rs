@@ -8,27 +8,7 @@
 mod support;
 
 use parcomp::{par, par_fn, par_max, par_sum, trace, with_backend, Backend};
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use support::{devices, on_devices, on_every_backend};
-
-/// The panic message of `f` run on each device backend (none when there is no device).
-fn device_panics(f: impl Fn()) -> Vec<(Backend, String)> {
-    let mut messages = Vec::new();
-    for &backend in devices() {
-        let (result, runs) =
-            trace::record(|| catch_unwind(AssertUnwindSafe(|| with_backend(backend, &f))));
-        let payload = result.expect_err("the comprehension should panic");
-        for run in &runs {
-            assert_eq!(run.backend, backend, "{run}");
-        }
-        let message = match payload.downcast::<String>() {
-            Ok(s) => *s,
-            Err(payload) => payload.downcast::<&str>().map(|s| s.to_string()).unwrap_or_default(),
-        };
-        messages.push((backend, message));
-    }
-    messages
-}
+use support::{device_panics, devices, on_devices, on_every_backend};
 
 /// Checks that a device fault's panic carries Rust's message, the comprehension, where it is
 /// written and the backend.

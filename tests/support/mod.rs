@@ -218,3 +218,36 @@ where
     }
     reference
 }
+
+/// The panic message of `f` run on each device backend (none when there is no device), each
+/// run checked to have gone to that device.
+pub fn device_panics(f: impl Fn()) -> Vec<(Backend, String)> {
+    let mut messages = Vec::new();
+    for &backend in devices() {
+        let (result, runs) = trace::record(|| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| with_backend(backend, &f)))
+        });
+        let payload = result.expect_err("the comprehension should panic");
+        for run in &runs {
+            assert_eq!(run.backend, backend, "{run}");
+        }
+        let message = match payload.downcast::<String>() {
+            Ok(s) => *s,
+            Err(payload) => payload.downcast::<&str>().map(|s| s.to_string()).unwrap_or_default(),
+        };
+        messages.push((backend, message));
+    }
+    messages
+}
+
+/// [`device_panics`] of a fault the device recorded: each message ends naming the device, as
+/// the panics the host raises for a kernel's fault do.
+pub fn device_faults(f: impl Fn()) -> Vec<String> {
+    device_panics(f)
+        .into_iter()
+        .map(|(backend, message)| {
+            assert!(message.ends_with(&format!("on {}", backend.name())), "{message}");
+            message
+        })
+        .collect()
+}
