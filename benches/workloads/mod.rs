@@ -115,8 +115,9 @@ pub fn lines_rayon(lines: &[Line]) -> Vec<Point> {
 // ---------------------------------------------------------------------------------------------
 // 3. Filled triangles: triangles → horizontal lines → points, two expansions.
 
-/// A triangle, its corners sorted by `y`.
-#[derive(Clone, Copy, Debug)]
+/// A triangle, its corners sorted by `y`: a device value (an array of three points), whose
+/// methods the device calls (`#[par_fn]` on the block that the comprehension uses).
+#[derive(Clone, Copy, Debug, DeviceValue)]
 pub struct Triangle {
     pub corners: [Point; 3],
 }
@@ -126,7 +127,10 @@ impl Triangle {
         corners.sort_by_key(|p| p.1);
         Triangle { corners }
     }
+}
 
+#[par_fn]
+impl Triangle {
     /// The first row the triangle covers.
     pub fn top(&self) -> i32 {
         self.corners[0].1
@@ -141,7 +145,8 @@ impl Triangle {
     /// and the short edge on that side of the middle corner cross the row.
     pub fn span(&self, y: i32) -> (i32, i32) {
         let [a, b, c] = self.corners;
-        let at = |p: Point, q: Point| -> f32 {
+        // (The points' type written out: the device reads a type alias only in a signature.)
+        let at = |p: (i32, i32), q: (i32, i32)| -> f32 {
             if q.1 == p.1 {
                 p.0 as f32
             } else {
