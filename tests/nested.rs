@@ -172,3 +172,33 @@ fn comprehensions_nest_to_any_depth() {
     let want: u64 = (0..40u64).map(|x| (0..x).map(|y| (0..y).sum::<u64>()).sum::<u64>()).sum();
     assert_eq!(got, want);
 }
+
+/// `let`s that end the qualifiers and compute nested comprehensions are flattened as the head's
+/// are (on the device too: `on_every_backend` checks the trace), with the same values; a
+/// nested comprehension reading an earlier such `let` keeps them as qualifiers.
+#[test]
+fn trailing_lets_of_nested_comprehensions_nest_like_the_head() {
+    let xs: Vec<i64> = (0..400).map(|i| (i * 37) % 101 - 50).collect();
+    let got = on_every_backend(|| {
+        par![(x, a, b) | x <- &xs, x % 3 != 0,
+             let a = par_sum![x * y | y <- &xs, y > x],
+             let b = par_count![y | y <- &xs, y < x],
+             let _unused = a + 1]
+    });
+    let mut want = Vec::new();
+    for &x in &xs {
+        if x % 3 != 0 {
+            let a: i64 = xs.iter().filter(|&&y| y > x).map(|&y| x * y).sum();
+            let b = xs.iter().filter(|&&y| y < x).count();
+            want.push((x, a, b));
+        }
+    }
+    assert_eq!(got, want);
+    assert!(!want.is_empty());
+    // A nested comprehension reading an earlier trailing `let`: evaluated as written.
+    let got = support::on_every_cpu_backend(
+        || par![s | x <- &xs, let a = x * 2, let s = par_sum![a + y | y <- &xs]],
+    );
+    let want: Vec<i64> = xs.iter().map(|&x| xs.iter().map(|&y| x * 2 + y).sum()).collect();
+    assert_eq!(got, want);
+}

@@ -58,6 +58,11 @@ fn main() {
     assert_eq!(radii, [2.0, 0.5]);
     let sides = par![s | Shape::Square(s) <- &shapes];
     assert_eq!(sides, [1.0]);
+
+    // Trailing `let`s of nested comprehensions move into the head: one the head does not read
+    // warns of nothing.
+    let totals = par![t | x <- 0..3i64, let t = par_sum![x * y | y <- 0..4], let unread = t * 2];
+    assert_eq!(totals, [0, 6, 12]);
 }
 
 #[derive(Clone, Copy, parcomp::DeviceValue)]

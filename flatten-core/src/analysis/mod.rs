@@ -110,7 +110,11 @@ impl Analyzer<'_> {
         terminal: Terminal,
         text_of_input: String,
     ) -> Option<Plan> {
-        let Comprehension { head, branches, .. } = comprehension;
+        let Comprehension { head, mut branches, .. } = comprehension;
+        let head = match branches.as_mut_slice() {
+            [only] => nested::lets_into_head(head, &mut only.qualifiers),
+            _ => head,
+        };
         let head_class = self.device.class();
         let mut plan = Plan::new(terminal, text_of_input, head, head_class);
         let mut scope = Scope::default();

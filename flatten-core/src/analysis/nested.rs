@@ -254,6 +254,61 @@ pub(crate) fn collections_read(head: &Expr, names: &mut HashSet<String>) {
 
 /// The macro `path` names if it is one of the `par!` family that nests (`par_sum`,
 /// `parcomp::par_sum`).
+/// Moves the `let`s that end a branch into the head when one of them computes a nested
+/// comprehension: `par![f(p, s) | p <- ps, let s = par_sum![g(p, q) | q <- ps]]` is analysed
+/// as `par![{ let s = par_sum![..]; f(p, s) } | p <- ps]`, whose nested comprehension the
+/// head's analysis flattens (a `let` qualifier's cannot be). The same values in the same order:
+/// those `let`s come after every generator and filter, once per element, as the head does.
+/// Not done when a nested comprehension in them reads a name an earlier one of them binds
+/// (inside the head, that name would be the head's own, which nesting refuses), nor before a
+/// first generator (evaluated once), nor around transforms.
+pub(crate) fn lets_into_head(head: Expr, qualifiers: &mut Vec<syntax::Qualifier>) -> Expr {
+    use syntax::Qualifier;
+    if qualifiers.iter().any(|q| matches!(q, Qualifier::Transform(_))) {
+        return head;
+    }
+    let Some(last_generator) =
+        qualifiers.iter().rposition(|q| matches!(q, Qualifier::Generator(_)))
+    else {
+        return head;
+    };
+    let start = qualifiers[last_generator + 1..]
+        .iter()
+        .rposition(|q| !matches!(q, Qualifier::Let(_)))
+        .map_or(last_generator + 1, |k| last_generator + 2 + k);
+    let lets = &qualifiers[start..];
+    let nests = |e: &Expr| {
+        let mut finder = Finder { found: Vec::new(), loops: 0 };
+        finder.visit_expr_mut(&mut e.clone());
+        !finder.found.is_empty()
+    };
+    if !lets.iter().any(|q| matches!(q, Qualifier::Let(l) if nests(&l.expr))) {
+        return head;
+    }
+    let mut bound = HashSet::new();
+    for q in lets {
+        let Qualifier::Let(l) = q else { unreachable!("only lets") };
+        if nests(&l.expr) && mentions(&quote::ToTokens::to_token_stream(&l.expr), &bound).is_some()
+        {
+            return head;
+        }
+        bound.extend(syntax::bound_names(&l.pat).iter().map(|n| n.to_string()));
+    }
+    let lets: Vec<TokenStream> = qualifiers
+        .drain(start..)
+        .map(|q| match q {
+            Qualifier::Let(l) => {
+                let (pat, expr) = (l.pat, l.expr);
+                // A name the head does not read is not the user's mistake to be warned of:
+                // as a qualifier, it would have been dropped.
+                quote::quote! { #[allow(unused_variables)] let #pat = #expr; }
+            }
+            _ => unreachable!("only lets"),
+        })
+        .collect();
+    syn::parse_quote! {{ #(#lets)* #head }}
+}
+
 fn family_name(path: &syn::Path) -> Option<Macro> {
     let prefix_ok = match path.segments.len() {
         1 => true,
