@@ -18,6 +18,7 @@
 //! a type alias) is left to the impl's bounds: `DeviceType`'s own error names the type.
 
 use crate::error::{error_spanned, Errors};
+use crate::text::member_text;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::ext::IdentExt;
@@ -236,14 +237,6 @@ pub fn validate(derived: &Derived, errors: &mut Errors) {
                 }
             }
         }
-    }
-}
-
-/// A field's name as the kernels know it (`x`, `0`).
-fn member_text(member: &syn::Member) -> String {
-    match member {
-        syn::Member::Named(ident) => ident.unraw().to_string(),
-        syn::Member::Unnamed(index) => index.index.to_string(),
     }
 }
 

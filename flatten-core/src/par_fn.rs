@@ -96,6 +96,40 @@ pub(crate) struct Unit {
     pub(crate) callees: Vec<crate::analysis::device::Callee>,
 }
 
+impl Unit {
+    /// The runtime's `ParFnEntry` of this unit, registered under `module_path!()::text`, with
+    /// the descriptions `params` and `ret` of its signature and its type-parameter slots
+    /// `generic` (none when it is not generic). A free `#[par_fn]` and each item of a
+    /// `#[par_fn] impl` register one.
+    pub(crate) fn entry(
+        &self,
+        text: &str,
+        params: &[TokenStream],
+        ret: &TokenStream,
+        generic: &[TokenStream],
+        rt: &TokenStream,
+    ) -> TokenStream {
+        let source = &self.source;
+        let classes = self.classes;
+        let gpu = quote! { #rt::gpu };
+        let constraints = self.constraints.iter().map(|c| crate::back::rust::constraint(c, &gpu));
+        let faults = &self.faults;
+        let callees = self.callees.iter().map(|c| c.name(rt));
+        quote! {
+            #rt::ParFnEntry {
+                path: ::core::concat!(::core::module_path!(), "::", #text),
+                source: #source,
+                classes: #classes,
+                constraints: &[#(#constraints),*],
+                faults: &[#(#faults),*],
+                signature: || (::std::vec![#(#params),*], #ret),
+                callees: || ::std::vec![#(#callees),*],
+                generic: &[#(#generic),*],
+            }
+        }
+    }
+}
+
 /// Whether the path names an item of a type by Rust's naming conventions (`Point::new`,
 /// `geo::Point::dist`, `Self::new`): an associated function, which `use` cannot import.
 pub(crate) fn names_associated_item(path: &syn::Path) -> bool {
@@ -354,23 +388,24 @@ fn emit(function: &syn::ItemFn, unit: &Unit, slots: &[Slot], rt: &TokenStream) -
     let name = &function.sig.ident;
     let vis = &function.vis;
     let name_text = name.to_string();
-    let source = &unit.source;
-    let classes = unit.classes;
-    let gpu = quote! { #rt::gpu };
-    let constraints = unit.constraints.iter().map(|c| crate::back::rust::constraint(c, &gpu));
-    let faults = &unit.faults;
-    let params = function.sig.inputs.iter().zip(slots).map(|(input, slot)| match input {
-        // A type parameter's type is each instance's (`generic` says where).
-        syn::FnArg::Typed(_) if *slot != Slot::Concrete => {
-            quote! { <() as #rt::DeviceType>::desc() }
-        }
-        syn::FnArg::Typed(t) => {
-            let ty = &t.ty;
-            let span = ty.span();
-            quote::quote_spanned! {span=> <#ty as #rt::DeviceType>::desc() }
-        }
-        syn::FnArg::Receiver(_) => unreachable!("methods are refused"),
-    });
+    let params: Vec<TokenStream> = function
+        .sig
+        .inputs
+        .iter()
+        .zip(slots)
+        .map(|(input, slot)| match input {
+            // A type parameter's type is each instance's (`generic` says where).
+            syn::FnArg::Typed(_) if *slot != Slot::Concrete => {
+                quote! { <() as #rt::DeviceType>::desc() }
+            }
+            syn::FnArg::Typed(t) => {
+                let ty = &t.ty;
+                let span = ty.span();
+                quote::quote_spanned! {span=> <#ty as #rt::DeviceType>::desc() }
+            }
+            syn::FnArg::Receiver(_) => unreachable!("methods are refused"),
+        })
+        .collect();
     let ret = match &function.sig.output {
         _ if slots.last() != Some(&Slot::Concrete) => quote! { <() as #rt::DeviceType>::desc() },
         syn::ReturnType::Default => quote! { <() as #rt::DeviceType>::desc() },
@@ -379,8 +414,7 @@ fn emit(function: &syn::ItemFn, unit: &Unit, slots: &[Slot], rt: &TokenStream) -
             quote::quote_spanned! {span=> <#ty as #rt::DeviceType>::desc() }
         }
     };
-    let callees = unit.callees.iter().map(|c| c.name(rt));
-    let generic = if slots.iter().all(|s| *s == Slot::Concrete) {
+    let generic: Vec<TokenStream> = if slots.iter().all(|s| *s == Slot::Concrete) {
         Vec::new()
     } else {
         slots
@@ -391,6 +425,7 @@ fn emit(function: &syn::ItemFn, unit: &Unit, slots: &[Slot], rt: &TokenStream) -
             })
             .collect()
     };
+    let entry = unit.entry(&name_text, &params, &ret, &generic, rt);
     quote! {
         #function
 
@@ -404,17 +439,6 @@ fn emit(function: &syn::ItemFn, unit: &Unit, slots: &[Slot], rt: &TokenStream) -
             const PATH: &'static str = ::core::concat!(::core::module_path!(), "::", #name_text);
         }
 
-        #rt::inventory::submit! {
-            #rt::ParFnEntry {
-                path: ::core::concat!(::core::module_path!(), "::", #name_text),
-                source: #source,
-                classes: #classes,
-                constraints: &[#(#constraints),*],
-                faults: &[#(#faults),*],
-                signature: || (::std::vec![#(#params),*], #ret),
-                callees: || ::std::vec![#(#callees),*],
-                generic: &[#(#generic),*],
-            }
-        }
+        #rt::inventory::submit! { #entry }
     }
 }

@@ -131,12 +131,7 @@ impl Entry {
     /// The hidden associated constant `const __parcomp_item_x: ParFnItem = ...;`.
     fn tokens(&self, rt: &TokenStream) -> TokenStream {
         let Entry { name, item, text, unit, params, ret, .. } = self;
-        let gpu = quote! { #rt::gpu };
-        let source = &unit.source;
-        let classes = unit.classes;
-        let constraints = unit.constraints.iter().map(|c| crate::back::rust::constraint(c, &gpu));
-        let faults = &unit.faults;
-        let callees = unit.callees.iter().map(|c| c.name(rt));
+        let function = unit.entry(text, params, ret, &[], rt);
         let path = match &self.function {
             Some(f) => quote! {
                 ::core::option::Option::Some(
@@ -152,16 +147,7 @@ impl Entry {
                 owner: ::core::any::type_name::<Self>,
                 name: #item,
                 path: #path,
-                function: #rt::ParFnEntry {
-                    path: ::core::concat!(::core::module_path!(), "::", #text),
-                    source: #source,
-                    classes: #classes,
-                    constraints: &[#(#constraints),*],
-                    faults: &[#(#faults),*],
-                    signature: || (::std::vec![#(#params),*], #ret),
-                    callees: || ::std::vec![#(#callees),*],
-                    generic: &[],
-                },
+                function: #function,
             };
         }
     }

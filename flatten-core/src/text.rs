@@ -11,6 +11,15 @@ pub fn text(tokens: &impl ToTokens) -> String {
     out
 }
 
+/// A struct field's name as Rust writes it without `r#` (`x`, and a tuple struct's `0`): how
+/// the derive describes the field and the kernels and the runtime find it.
+pub fn member_text(member: &syn::Member) -> String {
+    match member {
+        syn::Member::Named(ident) => syn::ext::IdentExt::unraw(ident).to_string(),
+        syn::Member::Unnamed(index) => index.index.to_string(),
+    }
+}
+
 #[derive(Clone, Copy, PartialEq)]
 enum Last {
     /// Nothing yet, or just after an opening delimiter.

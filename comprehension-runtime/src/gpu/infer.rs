@@ -198,6 +198,15 @@ impl Solver {
     }
 }
 
+/// The class of the field `name` of the struct `ty` whose fields are `fields`.
+fn field_of(ty: &str, fields: &[(&'static str, usize)], name: &str) -> Result<usize, String> {
+    fields
+        .iter()
+        .find(|(f, _)| *f == name)
+        .map(|&(_, class)| class)
+        .ok_or_else(|| format!("`{ty}` has no field `{name}` the device knows"))
+}
+
 fn unsigned_of(p: Prim) -> Option<Prim> {
     Some(match p {
         Prim::I8 | Prim::U8 => Prim::U8,
@@ -425,12 +434,7 @@ pub(crate) fn solve_instances(
                         }
                         // A tuple struct's field, named by its position.
                         Shape::Struct(ty, fields) => {
-                            let name = k.to_string();
-                            let field =
-                                fields.iter().find(|(f, _)| *f == name).ok_or_else(|| {
-                                    format!("`{ty}` has no field `{name}` the device knows")
-                                })?;
-                            s.unify(field.1, check(b)?)?;
+                            s.unify(field_of(ty, &fields, &k.to_string())?, check(b)?)?;
                             progress = true;
                         }
                         Shape::Option(inner) if k == 1 => {
@@ -449,11 +453,7 @@ pub(crate) fn solve_instances(
                     let ra = s.find(check(a)?);
                     match s.shape[ra].clone() {
                         Shape::Struct(ty, fields) => {
-                            let field =
-                                fields.iter().find(|(f, _)| *f == name).ok_or_else(|| {
-                                    format!("`{ty}` has no field `{name}` the device knows")
-                                })?;
-                            s.unify(field.1, check(b)?)?;
+                            s.unify(field_of(ty, &fields, name)?, check(b)?)?;
                             progress = true;
                         }
                         Shape::Unknown => waiting.push(constraint),

@@ -278,10 +278,7 @@ impl Analyzer<'_> {
             // `#[derive(DeviceValue)]`, found by name (a tuple struct's by position).
             Pat::Struct(s) => {
                 for field in &s.fields {
-                    let name = match &field.member {
-                        syn::Member::Named(name) => syn::ext::IdentExt::unraw(name).to_string(),
-                        syn::Member::Unnamed(index) => index.index.to_string(),
-                    };
+                    let name = crate::text::member_text(&field.member);
                     let c = self.device.class();
                     self.device.constrain(Constraint::Member(class, name, c));
                     self.pattern_vars(&field.pat, c, vars);

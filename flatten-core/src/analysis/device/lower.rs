@@ -714,11 +714,7 @@ impl<'a> Lower<'a> {
         let mut fields = Vec::new();
         for field in &lit.fields {
             let value = self.expr(&field.expr)?;
-            let name = match &field.member {
-                syn::Member::Named(name) => name.unraw().to_string(),
-                // `Meters { 0: d, 1: k }`: a tuple struct's fields by position.
-                syn::Member::Unnamed(index) => index.index.to_string(),
-            };
+            let name = crate::text::member_text(&field.member);
             self.ctx.constrain(Constraint::Member(class, name.clone(), value.class));
             fields.push((name, value));
         }
@@ -937,11 +933,7 @@ impl<'a> Lower<'a> {
             Pat::Struct(s) if s.qself.is_none() => {
                 let mut fields = Vec::new();
                 for field in &s.fields {
-                    let name = match &field.member {
-                        syn::Member::Named(name) => name.unraw().to_string(),
-                        // `Wrapper { 0: a }`
-                        syn::Member::Unnamed(index) => index.index.to_string(),
-                    };
+                    let name = crate::text::member_text(&field.member);
                     let c = self.ctx.class();
                     self.ctx.constrain(Constraint::Member(class, name.clone(), c));
                     fields.push((name, self.bind_pattern(&field.pat, c)?));

@@ -485,10 +485,7 @@ impl KernelWriter<'_> {
                         .fields
                         .iter()
                         .map(|f| {
-                            let name = match &f.member {
-                                syn::Member::Named(n) => syn::ext::IdentExt::unraw(n).to_string(),
-                                syn::Member::Unnamed(i) => i.index.to_string(),
-                            };
+                            let name = crate::text::member_text(&f.member);
                             (name, &*f.pat)
                         })
                         .collect(),
