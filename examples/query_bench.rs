@@ -302,9 +302,11 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
 }
 
-fn runs_and_rows() -> (usize, usize) {
+/// `--rows N`, `--runs N`, `--only Q` (the question numbered Q, 1 to 6; several `--only` add up).
+fn arguments() -> (usize, usize, Vec<usize>) {
     let mut rows = 2_000_000;
     let mut runs = 9;
+    let mut only = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let value = |args: &mut dyn Iterator<Item = String>| -> usize {
@@ -314,10 +316,11 @@ fn runs_and_rows() -> (usize, usize) {
         match arg.as_str() {
             "--rows" => rows = value(&mut args),
             "--runs" => runs = value(&mut args),
-            other => panic!("unknown argument {other:?} (--rows N, --runs N)"),
+            "--only" => only.push(value(&mut args)),
+            other => panic!("unknown argument {other:?} (--rows N, --runs N, --only Q)"),
         }
     }
-    (rows, runs)
+    (rows, runs, only)
 }
 
 /// Times `a` and `b` `runs` times each, interleaved; their median times and last results.
@@ -356,7 +359,8 @@ fn interleaved<A, B>(
 }
 
 fn main() {
-    let (rows, runs) = runs_and_rows();
+    let (rows, runs, only) = arguments();
+    let asked = |q: usize| only.is_empty() || only.contains(&q);
     let start = Instant::now();
     let t = table(rows);
     println!(
@@ -373,39 +377,53 @@ fn main() {
         println!("| {name} | {} | {} | {ratio:.2}× |", fmt_duration(p), fmt_duration(h));
     };
 
-    let (p, h, a, b) = interleaved(runs, || q1_par(&t), || q1_hand(&t));
-    assert_eq!(a.len(), b.len());
-    assert!(a.iter().zip(&b).all(|(x, y)| x.0 == y.0 && close(x.1, y.1)), "{a:?}\n{b:?}");
-    row("revenue per city, top 10", p, h);
+    if asked(1) {
+        let (p, h, a, b) = interleaved(runs, || q1_par(&t), || q1_hand(&t));
+        assert_eq!(a.len(), b.len());
+        assert!(a.iter().zip(&b).all(|(x, y)| x.0 == y.0 && close(x.1, y.1)), "{a:?}\n{b:?}");
+        row("revenue per city, top 10", p, h);
+    }
 
-    let (p, h, a, b) = interleaved(runs, || q2_par(&t), || q2_hand(&t));
-    assert_eq!(a.len(), b.len());
-    assert!(
-        a.iter().zip(&b).all(|(x, y)| x.0 == y.0 && x.1 == y.1 && close(x.2, y.2) && x.3 == y.3),
-        "{a:?}\n{b:?}"
-    );
-    row("per category count, sum, max", p, h);
+    if asked(2) {
+        let (p, h, a, b) = interleaved(runs, || q2_par(&t), || q2_hand(&t));
+        assert_eq!(a.len(), b.len());
+        assert!(
+            a.iter()
+                .zip(&b)
+                .all(|(x, y)| x.0 == y.0 && x.1 == y.1 && close(x.2, y.2) && x.3 == y.3),
+            "{a:?}\n{b:?}"
+        );
+        row("per category count, sum, max", p, h);
+    }
 
-    let (p, h, a, b) = interleaved(runs, || q3_par(&t), || q3_hand(&t));
-    assert_eq!(a, b);
-    row("top 100 orders by value", p, h);
+    if asked(3) {
+        let (p, h, a, b) = interleaved(runs, || q3_par(&t), || q3_hand(&t));
+        assert_eq!(a, b);
+        row("top 100 orders by value", p, h);
+    }
 
-    let (p, h, a, b) = interleaved(runs, || q4_par(&t), || q4_hand(&t));
-    assert_eq!(a, b);
-    row("top 20 customers by orders", p, h);
+    if asked(4) {
+        let (p, h, a, b) = interleaved(runs, || q4_par(&t), || q4_hand(&t));
+        assert_eq!(a, b);
+        row("top 20 customers by orders", p, h);
+    }
 
-    let (p, h, a, b) = interleaved(runs, || q5_par(&t), || q5_hand(&t));
-    assert_eq!(a.len(), b.len());
-    assert!(
-        a.iter().zip(&b).all(|(x, y)| x.0 == y.0 && x.1 == y.1 && close(x.2, y.2)),
-        "{a:?}\n{b:?}"
-    );
-    row("revenue by (month, city)", p, h);
+    if asked(5) {
+        let (p, h, a, b) = interleaved(runs, || q5_par(&t), || q5_hand(&t));
+        assert_eq!(a.len(), b.len());
+        assert!(
+            a.iter().zip(&b).all(|(x, y)| x.0 == y.0 && x.1 == y.1 && close(x.2, y.2)),
+            "{a:?}\n{b:?}"
+        );
+        row("revenue by (month, city)", p, h);
+    }
 
-    let (p, h, a, b) = interleaved(runs, || q6_par(&t), || q6_hand(&t));
-    assert_eq!(a.len(), b.len());
-    assert!(a.iter().zip(&b).all(|(x, y)| x.0 == y.0 && close(x.1, y.1)), "{a:?}\n{b:?}");
-    row("filter, revenue by month", p, h);
+    if asked(6) {
+        let (p, h, a, b) = interleaved(runs, || q6_par(&t), || q6_hand(&t));
+        assert_eq!(a.len(), b.len());
+        assert!(a.iter().zip(&b).all(|(x, y)| x.0 == y.0 && close(x.1, y.1)), "{a:?}\n{b:?}");
+        row("filter, revenue by month", p, h);
+    }
 
     let geomean = (ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64).exp();
     println!("\nAll answers equal. Geometric mean of the ratios: {geomean:.2}×");

@@ -1,7 +1,7 @@
 //! The sequential reference backend: nested loops on the calling thread.
 
 use super::output::reserve;
-use crate::pipeline::{Body, ReduceFolder, Reducer};
+use crate::pipeline::{feed_each, Body, ReduceFolder, Reducer};
 use crate::site::Site;
 use crate::source::Source;
 
@@ -49,10 +49,6 @@ where
     R: Reducer<B::Out>,
 {
     let mut folder = ReduceFolder::new(reducer, None);
-    for i in 0..source.size() {
-        if body.feed(source.fetch(i), &mut folder).is_break() {
-            break;
-        }
-    }
+    let _ = feed_each(body, 0..source.size(), |i| source.fetch(i), &mut folder);
     folder.acc
 }

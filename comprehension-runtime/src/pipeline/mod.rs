@@ -34,8 +34,31 @@ use std::ops::{ControlFlow, Range};
 
 /// Where the outputs of a run go: a `Vec`, a slice being filled, an accumulator.
 pub trait Folder<T> {
+    /// Whether the folder takes a run of outputs best as an iterator
+    /// ([`push_iter`](Folder::push_iter)): its loop then holds its state in locals, which a
+    /// call per output (whose state the compiler reloads from memory every time) cannot.
+    const OWN_LOOP: bool = false;
     /// Takes one output; `Break` stops the run early (e.g. `par_any!` found its answer).
     fn push(&mut self, item: T) -> ControlFlow<()>;
+    /// Takes the outputs `items`, in order, as [`push`](Folder::push) on each would.
+    #[inline]
+    fn push_iter(&mut self, items: impl Iterator<Item = T>) -> ControlFlow<()> {
+        for item in items {
+            self.push(item)?;
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// A [`Folder`] that keeps the one output of a body with no generator left.
+struct One<T>(Option<T>);
+
+impl<T> Folder<T> for One<T> {
+    #[inline]
+    fn push(&mut self, item: T) -> ControlFlow<()> {
+        self.0 = Some(item);
+        ControlFlow::Continue(())
+    }
 }
 
 impl<T> Folder<T> for Vec<T> {
@@ -141,7 +164,22 @@ where
     B: Body<C>,
     F: Folder<B::Out>,
 {
-    if B::DEPTH == 0 && B::FILTERS {
+    if B::DEPTH == 0 && F::OWN_LOOP {
+        // The outputs as an iterator, the filters searched ahead as below.
+        let (mut next, end) = (range.start, range.end);
+        let outputs = std::iter::from_fn(move || {
+            let i = if B::FILTERS {
+                (next..end).find(|&i| body.passes(&context(i)))?
+            } else {
+                (next < end).then_some(next)?
+            };
+            next = i + 1;
+            let mut one = One(None);
+            let _ = body.emit(context(i), &mut one);
+            one.0
+        });
+        out.push_iter(outputs)?;
+    } else if B::DEPTH == 0 && B::FILTERS {
         let mut next = range.start;
         while let Some(i) = (next..range.end).find(|&i| body.passes(&context(i))) {
             body.emit(context(i), out)?;

@@ -33,10 +33,21 @@ pub trait Reducer<T>: Sync {
     /// Whether an accumulator is costly to start and to combine (a table of keys), so that a
     /// parallel run cuts its work into a few large parts rather than many small ones.
     const FEW_PARTS: bool = false;
+    /// Whether [`push_iter`](Reducer::push_iter) runs a loop of its own (see
+    /// [`Folder::OWN_LOOP`]).
+    const OWN_LOOP: bool = false;
     /// The accumulator of an empty part.
     fn identity(&self) -> Self::Acc;
     /// Folds one element in; `Break` when the result is decided and no element can change it.
     fn push(&self, acc: &mut Self::Acc, item: T) -> ControlFlow<()>;
+    /// Folds the elements `items` in, in order, as [`push`](Reducer::push) on each would.
+    #[inline]
+    fn push_iter(&self, acc: &mut Self::Acc, items: impl Iterator<Item = T>) -> ControlFlow<()> {
+        for item in items {
+            self.push(acc, item)?;
+        }
+        ControlFlow::Continue(())
+    }
     /// The accumulator of a part followed by another.
     fn combine(&self, left: Self::Acc, right: Self::Acc) -> Self::Acc;
     /// The result.
@@ -449,6 +460,20 @@ impl<'a, T, R: Reducer<T>> ReduceFolder<'a, T, R> {
 }
 
 impl<T, R: Reducer<T>> Folder<T> for ReduceFolder<'_, T, R> {
+    // A reducer that may stop early checks the shared flag at every element: its own loop.
+    const OWN_LOOP: bool = R::OWN_LOOP && !R::EARLY_EXIT;
+
+    #[inline]
+    fn push_iter(&mut self, items: impl Iterator<Item = T>) -> ControlFlow<()> {
+        if R::EARLY_EXIT {
+            for item in items {
+                self.push(item)?;
+            }
+            return ControlFlow::Continue(());
+        }
+        self.reducer.push_iter(&mut self.acc, items)
+    }
+
     #[inline]
     fn push(&mut self, item: T) -> ControlFlow<()> {
         if R::EARLY_EXIT {

@@ -158,13 +158,33 @@ where
     type Result = Vec<(K, A::Results)>;
     const FEW_PARTS: bool = true;
 
+    #[inline]
     fn identity(&self) -> Self::Acc {
         Table::new()
     }
 
+    const OWN_LOOP: bool = K::PACKED;
+
     #[inline]
     fn push(&self, acc: &mut Self::Acc, (key, items): (K, Items)) -> ControlFlow<()> {
-        self.0.push(acc.entry(key, &|| self.0.identity()), items);
+        self.0.push(acc.entry(key, || self.0.identity()), items);
+        ControlFlow::Continue(())
+    }
+
+    #[inline]
+    fn push_iter(
+        &self,
+        acc: &mut Self::Acc,
+        items: impl Iterator<Item = (K, Items)>,
+    ) -> ControlFlow<()> {
+        let mut items = items;
+        // The grid's keys in a loop of their own; each other element (a key new to the grid
+        // or outside it) through `entry`, then the loop again.
+        while let Some((key, items)) =
+            acc.grid.fold_in(&mut items, |accs, items| self.0.push(accs, items))
+        {
+            self.0.push(acc.entry(key, || self.0.identity()), items);
+        }
         ControlFlow::Continue(())
     }
 
@@ -176,7 +196,7 @@ where
         let identity = || self.0.identity();
         from.drain(|key, from| {
             // A key new to `into` starts from the identity, which combines to `from`.
-            let slot = into.entry(key, &identity);
+            let slot = into.entry(key, identity);
             let there = std::mem::replace(slot, identity());
             *slot = if left_into_right {
                 self.0.combine(from, there)
@@ -224,81 +244,143 @@ const SLOTS_PER_KEY: u128 = 4;
 const GRID_BYTES: usize = 16 << 20;
 
 /// One part's accumulators per key (see the module's documentation).
+///
+/// The grid is kept apart from the rest of the table, and nothing called out of line borrows
+/// it: in the loop that folds the elements in (everything inlined into it), the compiler can
+/// then keep the grid's bounds and buffers in registers rather than reload them after every
+/// accumulator it writes. Out of line, the grid is moved out, rebuilt and moved back.
 pub struct Table<K, S> {
-    kind: Kind<K, S>,
+    /// The keys in a small grid, indexed (empty while the keys are hashed or ordered).
+    grid: Grid<K, S>,
+    /// Everything else: where the keys are, the grid's keys' spans, the other keys. Boxed, so
+    /// that what the out-of-line calls borrow is not part of the table itself (a borrow of
+    /// any part would keep all of it in memory).
+    rest: Box<Rest<K, S>>,
+}
+
+/// A [`Table`]'s state beyond its grid, read and written only when a key is new to the grid
+/// or the grid does not hold it.
+struct Rest<K, S> {
+    keys: Keys<K, S>,
+    /// The grid's slots in use.
+    filled: usize,
+    /// The halves of the grid's keys, exactly (the grid's spans may be wider).
+    used: (Span, Span),
     /// How many times the keys were moved into a new grid or hash table (a count for tests:
     /// it must stay logarithmic in the number of keys).
     rebuilds: u32,
 }
 
-enum Kind<K, S> {
-    /// Packed keys in a small grid, indexed.
-    Grid(Grid<K, S>),
-    /// Packed keys, hashed.
+/// Where a [`Table`]'s keys are.
+enum Keys<K, S> {
+    /// Packed keys, all in the grid.
+    Grid,
+    /// Packed keys, hashed (the grid is empty).
     Hashed(HashMap<u128, (K, S), PackedState>),
-    /// Other keys, ordered.
+    /// Other keys, ordered (the grid is empty).
     Ordered(BTreeMap<ByKey<K>, S>),
 }
 
-/// The packed keys of high halves `high` × low halves `low`: the key `(h, l)` in the slot
-/// `(h - high.start) * low.len + (l - low.start)`, so that ascending slots hold ascending keys.
+/// The packed keys of high halves × low halves: the key `(h, l)` in the slot
+/// `(h - starts.0) * lens.1 + (l - starts.1)`, so that ascending slots hold ascending keys.
 struct Grid<K, S> {
-    /// The key of each slot in use.
-    keys: Vec<Option<K>>,
-    /// Each slot's accumulators (the identity's where no key is).
-    accs: Vec<S>,
-    /// The slots in use.
-    filled: usize,
-    /// The halves of the keys in use, exactly (the grid's spans may be wider).
-    used: (Span, Span),
-    /// Where the spans of high and low halves start, and their lengths (as `u64`: a grid has
-    /// at most [`GRID_BYTES`] of slots).
+    /// Each slot's key, if in use, and accumulators (the identity's where no key is): side by
+    /// side, so that a new element's slot is one bounds check and one cache line.
+    slots: Vec<(Option<K>, S)>,
+    shape: Shape,
+}
+
+/// Where a [`Grid`]'s spans of high and low halves start, and their lengths (as `u64`: a grid
+/// has at most [`GRID_BYTES`] of slots; lengths 0 for an empty grid, which holds no key).
+#[derive(Clone, Copy)]
+struct Shape {
     starts: (u64, u64),
     lens: (u64, u64),
 }
 
-impl<K, S> Grid<K, S> {
-    fn new(high: Span, low: Span, identity: &impl Fn() -> S) -> Self {
-        let slots = (high.len * low.len) as usize;
-        let mut keys = Vec::new();
-        keys.resize_with(slots, || None);
-        let mut accs = Vec::with_capacity(slots);
-        accs.resize_with(slots, identity);
-        let lens = (high.len as u64, low.len as u64);
-        let (filled, used) = (0, (Span::EMPTY, Span::EMPTY));
-        Grid { keys, accs, filled, used, starts: (high.start, low.start), lens }
-    }
-
-    /// The slot of the packed key `p`, if inside.
+impl Shape {
+    /// The slot of the packed key `p` of a `K` in a grid of `slots` slots, if inside.
     #[inline]
-    fn index(&self, p: u128) -> Option<usize> {
+    fn index<K: OrderKey>(self, p: u128, slots: usize) -> Option<usize> {
+        debug_assert_eq!(slots as u64, self.lens.0 * self.lens.1);
+        if K::RADIX {
+            // One number (under any `Reverse`s): every key has the same high half, so a grid's
+            // span of high halves is that one value and its slots are the low halves' span —
+            // bounded by their number, a slot needs no other check.
+            debug_assert!(
+                self.lens.0 == 0 || (self.lens.0 == 1 && (p >> 64) as u64 == self.starts.0)
+            );
+            let l = (p as u64).wrapping_sub(self.starts.1);
+            return (l < slots as u64).then_some(l as usize);
+        }
         let h = ((p >> 64) as u64).wrapping_sub(self.starts.0);
         let l = (p as u64).wrapping_sub(self.starts.1);
         (h < self.lens.0 && l < self.lens.1).then(|| (h * self.lens.1 + l) as usize)
     }
+}
 
-    /// The accumulators in slot `at`, the packed key `p`'s, marked in use by `key`.
-    #[inline]
-    fn slot(&mut self, at: usize, p: u128, key: K) -> &mut S {
-        if self.keys[at].is_none() {
-            self.first_use(at, p, key);
-        }
-        &mut self.accs[at]
+impl<K, S> Grid<K, S> {
+    fn empty() -> Self {
+        Grid { slots: Vec::new(), shape: Shape { starts: (0, 0), lens: (0, 0) } }
     }
 
-    /// Marks slot `at` in use by `key`, whose packed value is `p`.
-    #[cold]
-    #[inline(never)]
-    fn first_use(&mut self, at: usize, p: u128, key: K) {
-        self.keys[at] = Some(key);
-        self.filled += 1;
-        self.used =
-            (self.used.0.holding((p >> 64) as u64, false), self.used.1.holding(p as u64, false));
+    fn new(high: Span, low: Span, identity: impl Fn() -> S) -> Self {
+        let mut slots = Vec::new();
+        slots.resize_with((high.len * low.len) as usize, || (None, identity()));
+        let shape =
+            Shape { starts: (high.start, low.start), lens: (high.len as u64, low.len as u64) };
+        Grid { slots, shape }
+    }
+
+    /// The slot of the packed key `p`, if inside.
+    #[inline]
+    fn index(&self, p: u128) -> Option<usize>
+    where
+        K: OrderKey,
+    {
+        self.shape.index::<K>(p, self.slots.len())
+    }
+
+    /// Folds the elements of `items` whose keys are in use in the grid into their slots with
+    /// `fold`, until one's is not (returned) or none is left. The grid's shape and slots are
+    /// held in locals: nothing in the loop writes them.
+    #[inline]
+    fn fold_in<I>(
+        &mut self,
+        items: &mut impl Iterator<Item = (K, I)>,
+        fold: impl Fn(&mut S, I),
+    ) -> Option<(K, I)>
+    where
+        K: OrderKey,
+    {
+        let (shape, slots) = (self.shape, self.slots.as_mut_slice());
+        for (key, item) in items {
+            let slot = match shape.index::<K>(key.packed(), slots.len()) {
+                Some(at) => &mut slots[at],
+                None => return Some((key, item)),
+            };
+            if slot.0.is_none() {
+                return Some((key, item));
+            }
+            fold(&mut slot.1, item);
+        }
+        None
     }
 
     /// The keys in use and their accumulators, in ascending key order.
     fn into_entries(self) -> impl Iterator<Item = (K, S)> {
-        self.keys.into_iter().zip(self.accs).filter_map(|(key, accs)| Some((key?, accs)))
+        self.slots.into_iter().filter_map(|(key, accs)| Some((key?, accs)))
+    }
+}
+
+impl<K, S> Rest<K, S> {
+    /// Counts a slot of the grid taken by the packed key `p`.
+    #[cold]
+    #[inline(never)]
+    fn first_use(&mut self, p: u128) {
+        self.filled += 1;
+        self.used =
+            (self.used.0.holding((p >> 64) as u64, false), self.used.1.holding(p as u64, false));
     }
 }
 
@@ -334,21 +416,19 @@ impl Span {
 }
 
 impl<K: OrderKey, S> Table<K, S> {
+    #[inline]
     fn new() -> Self {
-        let kind = if K::PACKED {
-            Kind::Grid(Grid::new(Span::EMPTY, Span::EMPTY, &|| unreachable!("no slot")))
-        } else {
-            Kind::Ordered(BTreeMap::new())
-        };
-        Table { kind, rebuilds: 0 }
+        let keys = if K::PACKED { Keys::Grid } else { Keys::Ordered(BTreeMap::new()) };
+        let rest = Rest { keys, filled: 0, used: (Span::EMPTY, Span::EMPTY), rebuilds: 0 };
+        Table { grid: Grid::empty(), rest: Box::new(rest) }
     }
 
     /// The number of keys.
     fn len(&self) -> usize {
-        match &self.kind {
-            Kind::Grid(grid) => grid.filled,
-            Kind::Hashed(map) => map.len(),
-            Kind::Ordered(map) => map.len(),
+        match &self.rest.keys {
+            Keys::Grid => self.rest.filled,
+            Keys::Hashed(map) => map.len(),
+            Keys::Ordered(map) => map.len(),
         }
     }
 
@@ -365,127 +445,150 @@ impl<K: OrderKey, S> Table<K, S> {
 
     /// The accumulators of `key`, the identity's if it had none yet.
     #[inline]
-    fn entry(&mut self, key: K, identity: &impl Fn() -> S) -> &mut S {
+    fn entry(&mut self, key: K, identity: impl Fn() -> S + Copy) -> &mut S {
+        // A key that does not pack is 0 here, and the grid is empty.
         let packed = key.packed();
-        let at = match &self.kind {
-            Kind::Grid(grid) => grid.index(packed),
-            _ => None,
-        };
-        if let Some(at) = at {
-            let Kind::Grid(grid) = &mut self.kind else { unreachable!("indexed above") };
-            return grid.slot(at, packed, key);
+        if let Some(at) = self.grid.index(packed) {
+            return self.grid_slot(at, packed, key);
         }
-        self.entry_outside(key, packed, identity)
+        if self.needs_rebuild(packed) {
+            // Moved out and back by value: the out-of-line call never borrows `self.grid`.
+            let grid = std::mem::replace(&mut self.grid, Grid::empty());
+            let empty = std::mem::replace(
+                &mut self.grid,
+                Self::rebuilt(grid, &mut self.rest, packed, identity),
+            );
+            drop(empty);
+            if let Some(at) = self.grid.index(packed) {
+                return self.grid_slot(at, packed, key);
+            }
+        }
+        self.rest.keys.entry(key, packed, identity)
     }
 
-    /// [`entry`](Self::entry) of a key outside the grid, or of a table that is not one: the
-    /// grid widened or turned into a hash table first, or a hash table that has become dense
-    /// turned into a grid.
-    fn entry_outside(&mut self, key: K, packed: u128, identity: &impl Fn() -> S) -> &mut S {
-        let empty = || Kind::Grid(Grid::new(Span::EMPTY, Span::EMPTY, identity));
-        match &mut self.kind {
-            Kind::Grid(_) => {
-                let Kind::Grid(grid) = std::mem::replace(&mut self.kind, empty()) else {
-                    unreachable!("matched")
-                };
-                self.kind = Self::widened(grid, packed, identity);
-                self.rebuilds += 1;
-            }
-            // Checked as the table doubles: a scan of its keys each time.
-            Kind::Hashed(map)
-                if map.len() >= GRID_SLOTS as usize
+    /// The accumulators in the grid's slot `at`, the packed key `p`'s, marked in use by `key`.
+    #[inline(always)]
+    fn grid_slot(&mut self, at: usize, p: u128, key: K) -> &mut S {
+        let slot = &mut self.grid.slots[at];
+        if slot.0.is_none() {
+            self.rest.first_use(p);
+            slot.0 = Some(key);
+        }
+        &mut slot.1
+    }
+
+    /// Whether the packed key `p`, outside the grid, calls for a new grid or hash table: the
+    /// grid's keys widened or hashed, or hashed keys that may have become dense enough to
+    /// index (checked as the hash table doubles: a scan of its keys each time).
+    #[inline]
+    fn needs_rebuild(&self, p: u128) -> bool {
+        match &self.rest.keys {
+            Keys::Grid => true,
+            Keys::Hashed(map) => {
+                map.len() >= GRID_SLOTS as usize
                     && map.len().is_power_of_two()
-                    && !map.contains_key(&packed) =>
-            {
-                let Kind::Hashed(map) = std::mem::replace(&mut self.kind, empty()) else {
-                    unreachable!("matched")
-                };
-                self.kind = Self::indexed(map, packed, identity);
-                self.rebuilds += 1;
+                    && !map.contains_key(&p)
             }
-            _ => {}
-        }
-        match &mut self.kind {
-            Kind::Grid(grid) => {
-                let at = grid.index(packed).expect("made to hold the key");
-                grid.slot(at, packed, key)
-            }
-            Kind::Hashed(map) => &mut map.entry(packed).or_insert_with(|| (key, identity())).1,
-            Kind::Ordered(map) => map.entry(ByKey(key)).or_insert_with(identity),
+            Keys::Ordered(_) => false,
         }
     }
 
-    /// `grid` with room for the packed key `p`: a wider grid (the keys' spans with the new key,
-    /// doubled), or a hash table when that grid would be too large or too sparse (it is indexed
-    /// again when the keys become dense, see [`entry_outside`](Self::entry_outside)).
+    /// The grid after [`needs_rebuild`](Self::needs_rebuild) said so for the packed key `p`:
+    /// a wider grid (the keys' spans with the new key, doubled), or the keys hashed when that
+    /// grid would be too large or too sparse (an empty grid returned); or hashed keys indexed
+    /// again if they are dense enough.
     #[cold]
-    fn widened(grid: Grid<K, S>, p: u128, identity: &impl Fn() -> S) -> Kind<K, S> {
-        let (h, l) = ((p >> 64) as u64, p as u64);
-        let keys = grid.filled + 1;
-        // From the keys' own spans: the grid's may be padded already.
-        let padded = (grid.used.0.holding(h, true), grid.used.1.holding(l, true));
-        let entries = grid.into_entries();
-        if Self::grid_fits(padded, keys, true) {
-            return Self::grid_of(padded, entries, identity);
-        }
-        let mut map = HashMap::with_hasher(PackedState::new());
-        map.extend(entries.map(|(key, accs)| (key.packed(), (key, accs))));
-        Kind::Hashed(map)
-    }
-
-    /// The hashed keys `map` and room for the packed key `p`: in a grid if they are dense
-    /// enough, else still hashed.
-    #[cold]
-    fn indexed(
-        map: HashMap<u128, (K, S), PackedState>,
+    #[inline(never)]
+    fn rebuilt(
+        grid: Grid<K, S>,
+        rest: &mut Rest<K, S>,
         p: u128,
-        identity: &impl Fn() -> S,
-    ) -> Kind<K, S> {
-        let spans = map.keys().fold((Span::EMPTY, Span::EMPTY), |(high, low), &q| {
-            (high.holding((q >> 64) as u64, false), low.holding(q as u64, false))
-        });
-        let spans = (spans.0.holding((p >> 64) as u64, false), spans.1.holding(p as u64, false));
-        if Self::grid_fits(spans, map.len() + 1, false) {
-            Self::grid_of(spans, map.into_values(), identity)
-        } else {
-            Kind::Hashed(map)
+        identity: impl Fn() -> S,
+    ) -> Grid<K, S> {
+        rest.rebuilds += 1;
+        let (h, l) = ((p >> 64) as u64, p as u64);
+        match std::mem::replace(&mut rest.keys, Keys::Grid) {
+            Keys::Grid => {
+                // From the keys' own spans: the grid's may be padded already.
+                let padded = (rest.used.0.holding(h, true), rest.used.1.holding(l, true));
+                if Self::grid_fits(padded, rest.filled + 1, true) {
+                    return Self::grid_of(padded, grid.into_entries(), rest, identity);
+                }
+                let mut map = HashMap::with_hasher(PackedState::new());
+                map.extend(grid.into_entries().map(|(key, accs)| (key.packed(), (key, accs))));
+                rest.keys = Keys::Hashed(map);
+                Grid::empty()
+            }
+            Keys::Hashed(map) => {
+                let spans = map.keys().fold((Span::EMPTY, Span::EMPTY), |(high, low), &q| {
+                    (high.holding((q >> 64) as u64, false), low.holding(q as u64, false))
+                });
+                let spans = (spans.0.holding(h, false), spans.1.holding(l, false));
+                if Self::grid_fits(spans, map.len() + 1, false) {
+                    Self::grid_of(spans, map.into_values(), rest, identity)
+                } else {
+                    rest.keys = Keys::Hashed(map);
+                    grid
+                }
+            }
+            Keys::Ordered(map) => {
+                rest.keys = Keys::Ordered(map);
+                grid
+            }
         }
     }
 
-    /// A grid of `high` × `low` holding `entries` (each inside it).
+    /// A grid of `high` × `low` holding `entries` (each inside it), `rest` counting its keys.
     fn grid_of(
         (high, low): (Span, Span),
         entries: impl Iterator<Item = (K, S)>,
-        identity: &impl Fn() -> S,
-    ) -> Kind<K, S> {
+        rest: &mut Rest<K, S>,
+        identity: impl Fn() -> S,
+    ) -> Grid<K, S> {
         let mut grid = Grid::new(high, low, identity);
+        rest.keys = Keys::Grid;
+        (rest.filled, rest.used) = (0, (Span::EMPTY, Span::EMPTY));
         for (key, accs) in entries {
             let p = key.packed();
             let at = grid.index(p).expect("the keys are inside the grid");
-            *grid.slot(at, p, key) = accs;
+            rest.first_use(p);
+            grid.slots[at] = (Some(key), accs);
         }
-        Kind::Grid(grid)
+        grid
     }
 
     /// Hands each key and its accumulators to `f`, in no particular order.
     fn drain(self, mut f: impl FnMut(K, S)) {
-        match self.kind {
-            Kind::Grid(grid) => grid.into_entries().for_each(|(k, s)| f(k, s)),
-            Kind::Hashed(map) => map.into_values().for_each(|(k, s)| f(k, s)),
-            Kind::Ordered(map) => map.into_iter().for_each(|(k, s)| f(k.0, s)),
+        match self.rest.keys {
+            Keys::Grid => self.grid.into_entries().for_each(|(k, s)| f(k, s)),
+            Keys::Hashed(map) => map.into_values().for_each(|(k, s)| f(k, s)),
+            Keys::Ordered(map) => map.into_iter().for_each(|(k, s)| f(k.0, s)),
         }
     }
 
     /// The keys and their accumulators, in ascending key order.
     fn into_sorted(self) -> Vec<(K, S)> {
-        match self.kind {
-            Kind::Grid(grid) => grid.into_entries().collect(),
-            Kind::Hashed(map) => {
+        match self.rest.keys {
+            Keys::Grid => self.grid.into_entries().collect(),
+            Keys::Hashed(map) => {
                 let mut entries: Vec<(u128, (K, S))> = map.into_iter().collect();
                 entries.sort_unstable_by_key(|(packed, _)| *packed);
                 entries.into_iter().map(|(_, entry)| entry).collect()
             }
-            Kind::Ordered(map) => map.into_iter().map(|(k, s)| (k.0, s)).collect(),
+            Keys::Ordered(map) => map.into_iter().map(|(k, s)| (k.0, s)).collect(),
+        }
+    }
+}
+
+impl<K: OrderKey, S> Keys<K, S> {
+    /// The accumulators of `key` (packed: `p`) in the hash table or the ordered map, the
+    /// identity's if it had none yet.
+    #[inline(never)]
+    fn entry(&mut self, key: K, p: u128, identity: impl Fn() -> S) -> &mut S {
+        match self {
+            Keys::Hashed(map) => &mut map.entry(p).or_insert_with(|| (key, identity())).1,
+            Keys::Ordered(map) => map.entry(ByKey(key)).or_insert_with(identity),
+            Keys::Grid => unreachable!("a key outside the grid is hashed once the grid is rebuilt"),
         }
     }
 }
@@ -496,7 +599,9 @@ mod tests {
     use crate::pipeline::{Count, MaxReducer, SumReducer};
     use std::cmp::Reverse;
 
-    /// Reduces `items` in parts of `part` elements, merged left to right, as the executor does.
+    /// Reduces `items` in parts of `part` elements, merged left to right, as the executor does:
+    /// alternately element by element (`push`) and a part at once (`push_iter`, the grid's own
+    /// loop), which must agree.
     fn reduce<K, Items, A>(
         r: &GroupReduce<A>,
         items: Vec<(K, Items)>,
@@ -510,8 +615,12 @@ mod tests {
         let mut items = items.into_iter().peekable();
         while items.peek().is_some() {
             let mut acc = r.identity();
-            for item in items.by_ref().take(part) {
-                let _ = r.push(&mut acc, item);
+            if parts.len() % 2 == 0 {
+                for item in items.by_ref().take(part) {
+                    let _ = r.push(&mut acc, item);
+                }
+            } else {
+                let _ = r.push_iter(&mut acc, items.by_ref().take(part));
             }
             parts.push(acc);
         }
@@ -574,12 +683,12 @@ mod tests {
         for k in [0u32, 50_000, 99_999] {
             let _ = r.push(&mut table, (k, ((),)));
         }
-        assert!(matches!(table.kind, Kind::Hashed(_)));
+        assert!(matches!(table.rest.keys, Keys::Hashed(_)));
         // Then every key between: dense enough to index (four slots per key at most).
         for k in 0..100_000u32 {
             let _ = r.push(&mut table, (k, ((),)));
         }
-        assert!(matches!(table.kind, Kind::Grid(_)));
+        assert!(matches!(table.rest.keys, Keys::Grid));
         let counts = Reducer::<(u32, ((),))>::finish(&r, table);
         assert_eq!(counts.len(), 100_000);
         assert!(counts.iter().enumerate().all(|(i, &(k, (c,)))| k == i as u32
@@ -595,7 +704,7 @@ mod tests {
             distinct.insert(key);
             let _ = r.push(&mut table, (key, ((),)));
         }
-        assert!(matches!(table.kind, Kind::Grid(_)));
+        assert!(matches!(table.rest.keys, Keys::Grid));
         let keys: Vec<(u8, u16)> =
             Reducer::<((u8, u16), ((),))>::finish(&r, table).into_iter().map(|(k, _)| k).collect();
         assert_eq!(keys, distinct.into_iter().collect::<Vec<_>>());
@@ -605,7 +714,7 @@ mod tests {
             let mut table: Table<u32, (usize,)> = Table::new();
             for k in 0..100_000u32 {
                 let _ = r.push(&mut table, (k * step, ((),)));
-                assert!(table.rebuilds <= 40, "{} rebuilds by key {k}", table.rebuilds);
+                assert!(table.rest.rebuilds <= 40, "{} rebuilds by key {k}", table.rest.rebuilds);
             }
             assert_eq!(Reducer::<(u32, ((),))>::finish(&r, table).len(), 100_000);
         }
@@ -614,7 +723,7 @@ mod tests {
         for k in [u64::MAX, 0, 1 << 63] {
             let _ = r.push(&mut table, (k, ((),)));
         }
-        assert!(matches!(table.kind, Kind::Hashed(_)));
+        assert!(matches!(table.rest.keys, Keys::Hashed(_)));
         let counts = Reducer::<(u64, ((),))>::finish(&r, table);
         assert_eq!(counts, [(0, (1,)), (1 << 63, (1,)), (u64::MAX, (1,))]);
     }
