@@ -184,12 +184,9 @@ where
 {
     type Out = B::Out;
 
-    // Not inlined: the callers (the probe, the sequential rest, each way of placing outputs)
-    // share one copy of the fused loops per folder type instead of each optimising its own;
-    // a call per range costs nothing.
-    #[inline(never)]
+    #[inline]
     fn run<F: Folder<B::Out>>(&self, range: Range<usize>, out: &mut F) -> ControlFlow<()> {
-        feed_each(self.body, range, |i| self.parents.fetch(i), out)
+        run_leaves(self.parents, self.body, range, out)
     }
 
     fn count(&self, range: Range<usize>) -> Option<usize> {
@@ -197,6 +194,21 @@ where
             .into_iter()
             .try_fold(0usize, |acc, i| acc.checked_add(self.body.count(self.parents.fetch(i))?))
     }
+}
+
+/// [`Leaves::run`]. Not inlined: the callers (the probe, the sequential rest, each way of
+/// placing outputs) share one copy of the fused loops per folder type instead of each
+/// optimising its own; a call per range costs nothing. The source and the body are arguments
+/// of their own, references the compiler knows nothing else writes: what the loop reads of
+/// them (a range's start, the captured values) stays in registers while it writes outputs.
+#[inline(never)]
+fn run_leaves<P, B, F>(parents: &P, body: &B, range: Range<usize>, out: &mut F) -> ControlFlow<()>
+where
+    P: Source + Sync,
+    B: Body<P::Item>,
+    F: Folder<B::Out>,
+{
+    feed_each(body, range, |i| parents.fetch(i), out)
 }
 
 /// The flattened children of `parents` at the next generator: element `j` is child

@@ -241,7 +241,7 @@ const GRID_SLOTS: u128 = 1 << 12;
 /// See [`GRID_SLOTS`].
 const SLOTS_PER_KEY: u128 = 4;
 /// See [`GRID_SLOTS`].
-const GRID_BYTES: usize = 16 << 20;
+const GRID_BYTES: usize = 64 << 20;
 
 /// One part's accumulators per key (see the module's documentation).
 ///
