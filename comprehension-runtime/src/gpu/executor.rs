@@ -450,6 +450,14 @@ impl<'c> Session<'c> {
         }
     }
 
+    /// Counts DRAM bytes of a launch of `kernel` already counted.
+    fn count_dram(&mut self, kernel: &str, dram: u64) {
+        self.stats.dram_bytes += dram;
+        if let Some(k) = self.stats.kernels.iter_mut().find(|k| k.name == kernel) {
+            k.dram_bytes += dram;
+        }
+    }
+
     /// Launches `kernel` of the comprehension's program (`generic`: of the generic one) over
     /// `items` work-items; `dram` is its modelled traffic.
     fn launch(
@@ -875,6 +883,33 @@ impl<'c> Session<'c> {
             let searched_tiles = if coarse { places_count } else { tiles };
             let search_bytes = if offsets.is_some() { searched_tiles * 16 } else { 0 };
             let reads = parent_reads * parent_bytes + search_bytes + count * element_bytes;
+            // A compacting work-group that keeps at most `stage_limit` of its positions stages
+            // its kept values in phase 0 (search.h): each work-group a region of `stage_limit`
+            // values in every held column (the head's, or the children's), and in the group
+            // column when the comprehension is nested, each column `stride` bytes.
+            let stage_limit = if compacting {
+                stage_limit(coarse, count, reads, value_bytes, nested_comp)
+            } else {
+                0
+            };
+            let stage_cap = places_count * stage_limit;
+            let stage = if compacting {
+                let layouts: Vec<&ColumnLayout> = match &head_out {
+                    Some(out) => vec![&out.layout],
+                    None => outputs.iter().map(|(_, c)| &c.layout).collect(),
+                };
+                let mut stride = if nested_comp { stage_cap * 8 } else { 0 };
+                for layout in &layouts {
+                    let staged = ColumnLayout::with_leaves(layout, stage_cap as usize)
+                        .ok_or_else(too_big)?;
+                    stride = stride.max(staged.bytes as u64);
+                }
+                let columns = layouts.len() as u64 + u64::from(nested_comp);
+                let bytes = columns.checked_mul(stride).ok_or_else(too_big)?;
+                Some((self.alloc(bytes.max(8))?, stride))
+            } else {
+                None
+            };
             let launch = |session: &mut Self, phase: u32| -> Result<(), DeviceFailure> {
                 let dummy = session.dummy();
                 let mut args: Vec<Arg<'_>> = session.common().to_vec();
@@ -913,6 +948,10 @@ impl<'c> Session<'c> {
                 }
                 args.push(Arg::Buffer(places.as_ref().map_or(dummy, |p| &p.buf)));
                 args.push(Arg::U32(phase));
+                args.push(Arg::Buffer(stage.as_ref().map_or(dummy, |(m, _)| &m.buf)));
+                args.push(Arg::U64(stage_cap));
+                args.push(Arg::U64(stage.as_ref().map_or(0, |&(_, stride)| stride)));
+                args.push(Arg::U64(stage_limit));
                 session
                     .queue
                     .launch(&*session.program, level.kernel, items, GROUP, &args)
@@ -923,6 +962,7 @@ impl<'c> Session<'c> {
                     // Phase 0 counts each work-group's kept positions; their scan gives each
                     // group its first place and the total; phase 1 writes the kept values.
                     let tiles = places_count;
+                    // Phase 0's staged values are counted below, once the kept count is known.
                     self.count_launch(level.kernel, reads + tiles * 8);
                     launch(self, 0)?;
                     self.count_launch("pc_scan_carries", tiles * 16);
@@ -939,11 +979,18 @@ impl<'c> Session<'c> {
                     }
                     launch(self, 1)?;
                     let kept = self.read_u64s(&[(places, tiles)])?[0];
-                    let group_bytes = if nested_comp { kept * 8 } else { 0 };
-                    self.count_launch(
-                        level.kernel,
-                        reads + tiles * 8 + kept * value_bytes + group_bytes,
-                    );
+                    let kept_bytes = kept * value_bytes + if nested_comp { kept * 8 } else { 0 };
+                    // Which work-groups staged is not read back: the model takes the kept
+                    // positions as spread evenly, so that every work-group staged when at most
+                    // half the chunk's were kept (then phase 0 also wrote them to the stage,
+                    // and phase 1 read each group's two places, the staged values, and wrote
+                    // them), and none did otherwise (phase 1 read the inputs again).
+                    if kept <= stage_cap {
+                        self.count_dram(level.kernel, kept_bytes);
+                        self.count_launch(level.kernel, tiles * 16 + 2 * kept_bytes);
+                    } else {
+                        self.count_launch(level.kernel, reads + tiles * 8 + kept_bytes);
+                    }
                     kept
                 }
                 None => {
@@ -964,6 +1011,7 @@ impl<'c> Session<'c> {
                 }
             };
             drop(places);
+            drop(stage);
             match head_out {
                 Some(out) => self.deliver(comp, out, kept, out_group, sink)?,
                 None => {
@@ -1472,7 +1520,8 @@ fn jagged_values<'a>(j: &'a dyn DynJagged, layout: &ColumnLayout) -> ColumnBytes
 
 /// Positions a chunk holds: `PARCOMP_DEVICE_CHUNK` when set, else what a quarter of the
 /// device's free memory holds of the plan's widest level (every column a position of it
-/// writes, twice for compaction, with its flag, segment id, group and scan entries), within
+/// writes, twice for compaction, half again for a filter's stage, with its flag, segment id,
+/// group and scan entries), within
 /// the largest buffer the device allows, between 2¹⁶ and 2³⁰.
 fn chunk_size(device: &dyn Device, plan: &DevicePlan, types: &[TypeDesc]) -> u64 {
     static OVERRIDE: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
@@ -1502,12 +1551,30 @@ fn chunk_size(device: &dyn Device, plan: &DevicePlan, types: &[TypeDesc]) -> u64
         }
         comps.extend(comp.nested.iter().map(|n| n.comp));
     }
-    let per_position = 2 * widest + 40;
+    // A filtering level's stage holds half a value and half a group per position (search.h).
+    let per_position = 2 * widest + (widest + 8).div_ceil(2) + 40;
     let free = device.free_memory().unwrap_or(info.global_memory);
     let budget = if free == 0 { 1 << 30 } else { free / 4 };
     let by_memory = budget / per_position;
     let by_buffer = if info.max_buffer == 0 { u64::MAX } else { info.max_buffer / column.max(8) };
     by_memory.min(by_buffer).clamp(1 << 16, 1 << 30)
+}
+
+/// The most kept positions a filtering level's work-group stages in phase 0 rather than
+/// computing them again in phase 1 (search.h), from what each moves: staging `k` values
+/// writes them, reads them and writes them again (`2k` values more than computing again),
+/// computing again reads the work-group's inputs again (`per_tile`, its share of the
+/// chunk's `reads`: its elements, parents and searches). At most half the work-group's
+/// positions, which bounds the staging buffer (`chunk_size` counts it).
+fn stage_limit(coarse: bool, count: u64, reads: u64, value_bytes: u64, nested: bool) -> u64 {
+    let tile = if coarse { GROUP as u64 * LEVEL_ITEMS } else { GROUP as u64 };
+    let kept_bytes = value_bytes + if nested { 8 } else { 0 };
+    if kept_bytes == 0 {
+        return tile / 2;
+    }
+    // A whole work-group's share: the chunk's last one may hold fewer positions.
+    let per_tile = (reads as u128 * tile as u128).div_ceil(count.max(1) as u128);
+    ((per_tile / (2 * kept_bytes as u128)) as u64).min(tile / 2)
 }
 
 fn input<'a, 'c>(columns: &'a [(u32, Column<'c>)], var: u32) -> &'a Column<'c> {

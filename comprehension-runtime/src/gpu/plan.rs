@@ -22,7 +22,8 @@
 //!   pc_u64 pc_parents, const pc_u64* pc_offsets, pc_u64 pc_in_cap, const pc_u8* pc_in_V...
 //!   (one per `Level::inputs`), const pc_u64* pc_in_group, pc_u64 pc_out_cap, pc_u8* pc_out_V...
 //!   (one per output, or one `pc_out` for the head), pc_u64* pc_out_group, pc_u64 pc_res_cap,
-//!   pc_u8* pc_res, pc_u64* pc_places, pc_u32 pc_phase`: it runs positions `pc_j0 .. pc_j0 +
+//!   pc_u8* pc_res, pc_u64* pc_places, pc_u32 pc_phase, pc_u8* pc_staging, pc_u64 pc_staging_cap,
+//!   pc_u64 pc_staging_stride`: it runs positions `pc_j0 .. pc_j0 +
 //!   pc_count` of its level, position `j` being child `j - pc_offsets[p]` of parent `p` (found
 //!   among the `pc_parents` by the searches of `kernels/search.h`), or of `j / pc_fanout` when
 //!   `pc_fanout` is not 0;
@@ -34,7 +35,10 @@
 //!
 //! What a level kernel writes depends on its level: a level that filters (and is not reduced)
 //! runs twice, `pc_phase` 0 writing each work-group's kept count to `pc_places` and 1 writing
-//! the kept positions packed from the places the host's scan of those counts left there; a
+//! the kept positions packed from the places the host's scan of those counts left there (a
+//! work-group that kept at most half its positions wrote them to its region of `pc_staging` in
+//! phase 0 — columns `pc_staging_stride` bytes apart, of `pc_staging_cap` values, then the groups —
+//! and only copies them in phase 1); a
 //! top-level reduction's kernel writes one partial per work-group to `pc_out`, each work-group
 //! taking `PC_WG * pc_rN_items` positions (`program::reduce_items`); a nested reduction's writes
 //! each group its tile completes to `pc_res` (capacity `pc_res_cap`) and two summary entries per

@@ -84,11 +84,27 @@ PC_FN pc_u64 pc_parent_of_regular(pc_u64 j, pc_u64 d) {
  * A level with a filter writes only the positions it keeps, packed in order, without a flag or
  * a place per position in memory: its kernel runs twice. Phase 0 counts each work-group's kept
  * positions (one count per group); the host's scan of the counts gives each group its first
- * place; phase 1 computes the positions again and writes each kept one at its group's place
- * plus its rank among the group's kept positions. Twice the arithmetic, once the memory. */
+ * place; phase 1 writes each kept position at its group's place plus its rank among the group's
+ * kept positions.
+ *
+ * A work-group that keeps at most `limit` of its positions (the kernel's pc_staging_limit, the
+ * same for every group of a launch) also writes its kept values in phase 0, packed, in its own
+ * region of the staging buffer (group g's at g * limit ...); in phase 1 it reads its count back
+ * as its place's distance to the next group's and only copies them, neighbouring work-items
+ * moving neighbouring values, without computing a position again. A group that keeps more
+ * computes its positions again in phase 1 and writes them then. The host sets the limit from
+ * what each moves (executor.rs): staging writes the kept values twice and reads them once more,
+ * computing again reads the group's inputs again; so a group stages when that costs no more
+ * memory traffic, and never more than half its positions. A group that keeps nothing computes
+ * nothing in phase 1 whatever the limit: the filters that keep almost nothing (the Pythagorean
+ * triples) no longer do their arithmetic twice. */
 
 /* Local memory for pc_group_scan_u32: the work-items' values, the runs' totals, the group's. */
 #define PC_SCAN_SCRATCH (PC_WG + PC_RUNS + 1u)
+
+/* The total of the work-group scan (pc_group_scan_u32, pc_tile_rank) that used `scratch`, until
+ * the caller's next barrier. */
+#define PC_SCAN_TOTAL(scratch) ((scratch)[PC_WG + PC_RUNS])
 
 /* The work-group's exclusive prefix sum of `value` (work-item order), by runs (PC_RUN): each
  * run's prefix serially in place, the runs' totals after the group's entries, scanned by one
@@ -141,6 +157,7 @@ PC_FN pc_u32 pc_tile_rank(pc_bool pass, PC_LOCAL_PTR(pc_u32) scratch) {
       scratch[PC_WG + w] = sum;
       sum += n;
     }
+    scratch[PC_WG + PC_RUNS] = sum; /* PC_SCAN_TOTAL: the warps' entries are PC_RUNS */
   }
   PC_BARRIER();
   return scratch[PC_WG + warp] + before;

@@ -594,16 +594,6 @@ impl KernelWriter<'_> {
         // too, reduced in order in the work-item before the work-group's reduction by key.
         let coarse_reduce = segmented.is_some() && !root;
         let coarse = (compacting || coarse_reduce) && !root;
-        if !root {
-            // The parents of the work-group's first and last positions (see search.h); a
-            // reduction's tile is larger and finds them in reduce_tile_begin.
-            body.line("PC_LOCAL_ARRAY(pc_u64, pc_span, 2);");
-            if coarse {
-                body.line("if (!pc_fanout) pc_tile_span(pc_offsets, pc_parents, pc_j0, pc_count, (pc_u64)PC_GROUP_ID() * PC_WG * PC_LEVEL_ITEMS, PC_WG * PC_LEVEL_ITEMS, pc_span);");
-            } else if reduce.is_none() {
-                body.line("if (!pc_fanout) pc_tile_span(pc_offsets, pc_parents, pc_j0, pc_count, PC_GROUP_ID() * PC_WG, PC_WG, pc_span);");
-            }
-        }
         // (column, variable — empty for the head —, class) of each value held.
         let mut held: Vec<(String, String, Class)> = Vec::new();
         if compacting {
@@ -615,6 +605,51 @@ impl KernelWriter<'_> {
                     }
                 }
                 Some(_) => held.push(("pc_out".into(), String::new(), plan.head_class)),
+            }
+        }
+        // A work-group that kept at most `pc_staging_limit` of its positions staged them in
+        // phase 0, packed, in its own region of `pc_staging` (search.h): in phase 1 it only
+        // copies them to their place (its count is the difference of its place and the next
+        // group's), computing nothing.
+        let staged = "pc_staging_limit";
+        if compacting {
+            body.line("if (pc_phase != 0u) {");
+            let mut copy = body.nested();
+            copy.line("pc_u64 pc_at = pc_places[PC_GROUP_ID()];");
+            copy.line("pc_u64 pc_n = pc_places[PC_GROUP_ID() + 1u] - pc_at;");
+            copy.line(format!("if (pc_n <= {staged}) {{"));
+            copy.line("  if (!PC_FAULTED(pc_fault)) {");
+            copy.line(format!("    pc_u64 pc_from = (pc_u64)PC_GROUP_ID() * {staged};"));
+            copy.line("    for (pc_u64 pc_m = PC_LOCAL_ID(); pc_m < pc_n; pc_m += PC_WG) {");
+            for (k, &(ref column, _, c)) in held.iter().enumerate() {
+                copy.line(format!(
+                    "      {}({column}, pc_out_cap, pc_at + pc_m, {}({}, pc_staging_cap, pc_from + pc_m));",
+                    types::store(c),
+                    types::load(c),
+                    stage_column(k)
+                ));
+            }
+            if nested {
+                copy.line(format!(
+                    "      pc_out_group[pc_at + pc_m] = {}[pc_from + pc_m];",
+                    stage_groups(held.len())
+                ));
+            }
+            copy.line("    }");
+            copy.line("  }");
+            copy.line("  return;");
+            copy.line("}");
+            body.append(copy);
+            body.line("}");
+        }
+        if !root {
+            // The parents of the work-group's first and last positions (see search.h); a
+            // reduction's tile is larger and finds them in reduce_tile_begin.
+            body.line("PC_LOCAL_ARRAY(pc_u64, pc_span, 2);");
+            if coarse {
+                body.line("if (!pc_fanout) pc_tile_span(pc_offsets, pc_parents, pc_j0, pc_count, (pc_u64)PC_GROUP_ID() * PC_WG * PC_LEVEL_ITEMS, PC_WG * PC_LEVEL_ITEMS, pc_span);");
+            } else if reduce.is_none() {
+                body.line("if (!pc_fanout) pc_tile_span(pc_offsets, pc_parents, pc_j0, pc_count, PC_GROUP_ID() * PC_WG, PC_WG, pc_span);");
             }
         }
         let mut work = match (reduce, segmented) {
@@ -716,21 +751,18 @@ impl KernelWriter<'_> {
         inner.line("pc_pass = 1;");
         match head {
             _ if coarse && compacting => {
-                inner.line("if (pc_phase != 0u) {");
-                let mut keep = inner.nested();
+                // Held in both phases: phase 0 stages them when the work-group keeps few.
                 for (k, (_, var, _)) in held.iter().enumerate() {
                     let value = if var.is_empty() {
-                        self.ew.expr(device(&plan.head), &mut keep)
+                        self.ew.expr(device(&plan.head), &mut inner)
                     } else {
                         var.clone()
                     };
-                    keep.line(format!("pc_keep{k}[pc_kept] = {value};"));
+                    inner.line(format!("pc_keep{k}[pc_kept] = {value};"));
                 }
                 if nested {
-                    keep.line("pc_keep_group[pc_kept] = pc_in_group[pc_p];");
+                    inner.line("pc_keep_group[pc_kept] = pc_in_group[pc_p];");
                 }
-                inner.append(keep);
-                inner.line("}");
             }
             _ if compacting => {
                 for (k, (_, var, _)) in held.iter().enumerate() {
@@ -798,6 +830,26 @@ impl KernelWriter<'_> {
                 body.line("pc_u32 pc_rank = pc_group_scan_u32(pc_kept, pc_ranks);");
                 body.line("if (pc_phase == 0u) {");
                 body.line("  if (PC_LOCAL_ID() == PC_WG - 1u) pc_places[PC_GROUP_ID()] = (pc_u64)pc_rank + pc_kept;");
+                body.line(format!("  if (PC_SCAN_TOTAL(pc_ranks) <= {staged}) {{"));
+                let mut stage = body.nested().nested();
+                stage.line(format!("pc_u64 pc_to = (pc_u64)PC_GROUP_ID() * {staged} + pc_rank;"));
+                stage.line("for (pc_u32 pc_m = 0; pc_m < pc_kept; pc_m++) {");
+                for (k, &(_, _, c)) in held.iter().enumerate() {
+                    stage.line(format!(
+                        "  {}({}, pc_staging_cap, pc_to + pc_m, pc_keep{k}[pc_m]);",
+                        types::store(c),
+                        stage_column(k)
+                    ));
+                }
+                if nested {
+                    stage.line(format!(
+                        "  {}[pc_to + pc_m] = pc_keep_group[pc_m];",
+                        stage_groups(held.len())
+                    ));
+                }
+                stage.line("}");
+                body.append(stage);
+                body.line("  }");
                 body.line("} else {");
                 let mut write = body.nested();
                 write.line("pc_u64 pc_at = pc_places[PC_GROUP_ID()] + pc_rank;");
@@ -821,6 +873,21 @@ impl KernelWriter<'_> {
                 body.line("pc_u32 pc_rank = pc_tile_rank(pc_pass, pc_ranks);");
                 body.line("if (pc_phase == 0u) {");
                 body.line("  if (PC_LOCAL_ID() == PC_WG - 1u) pc_places[PC_GROUP_ID()] = (pc_u64)pc_rank + pc_pass;");
+                body.line(format!("  if (pc_pass && PC_SCAN_TOTAL(pc_ranks) <= {staged}) {{"));
+                let mut stage = body.nested().nested();
+                stage.line(format!("pc_u64 pc_to = (pc_u64)PC_GROUP_ID() * {staged} + pc_rank;"));
+                for (k, &(_, _, c)) in held.iter().enumerate() {
+                    stage.line(format!(
+                        "{}({}, pc_staging_cap, pc_to, pc_keep{k});",
+                        types::store(c),
+                        stage_column(k)
+                    ));
+                }
+                if nested {
+                    stage.line(format!("{}[pc_to] = pc_keep_group;", stage_groups(held.len())));
+                }
+                body.append(stage);
+                body.line("  }");
                 body.line("} else if (pc_pass) {");
                 let mut write = body.nested();
                 write.line("pc_u64 pc_at = pc_places[PC_GROUP_ID()] + pc_rank;");
@@ -887,7 +954,7 @@ impl KernelWriter<'_> {
         }
         let _ = writeln!(
             self.kernels,
-            "/* `{}` and the qualifiers after it */\nPC_KERNEL void {name}({COMMON}, pc_u64 pc_j0, pc_u64 pc_count, pc_u64 pc_fanout, pc_u64 pc_parents, PC_GLOBAL const pc_u64* pc_offsets, pc_u64 pc_in_cap{in_params}, PC_GLOBAL const pc_u64* pc_in_group, pc_u64 pc_out_cap{out_params}, PC_GLOBAL pc_u64* pc_out_group, pc_u64 pc_res_cap, PC_GLOBAL pc_u8* pc_res, PC_GLOBAL pc_u64* pc_places, pc_u32 pc_phase) {{\n{}}}\n",
+            "/* `{}` and the qualifiers after it */\nPC_KERNEL void {name}({COMMON}, pc_u64 pc_j0, pc_u64 pc_count, pc_u64 pc_fanout, pc_u64 pc_parents, PC_GLOBAL const pc_u64* pc_offsets, pc_u64 pc_in_cap{in_params}, PC_GLOBAL const pc_u64* pc_in_group, pc_u64 pc_out_cap{out_params}, PC_GLOBAL pc_u64* pc_out_group, pc_u64 pc_res_cap, PC_GLOBAL pc_u8* pc_res, PC_GLOBAL pc_u64* pc_places, pc_u32 pc_phase, PC_GLOBAL pc_u8* pc_staging, pc_u64 pc_staging_cap, pc_u64 pc_staging_stride, pc_u64 pc_staging_limit) {{\n{}}}\n",
             level.generator.text.replace("*/", "* /"),
             body.text()
         );
@@ -1069,6 +1136,17 @@ use std::fmt::Write as _;
 /// case where the host's `Min`/`Max` let the right part win whatever the comparison says.
 fn nan_left(class: &str) -> String {
     format!("(PC_OP(ne, {class})(pc_a.f1, pc_a.f1) && PC_OP(eq, {class})(pc_b.f1, pc_b.f1))")
+}
+
+/// Held column `k`'s staged values in a filtering level kernel's `pc_staging` (its columns each
+/// `pc_staging_stride` bytes, of `pc_staging_cap` values, laid out as the output columns are).
+fn stage_column(k: usize) -> String {
+    format!("pc_staging + {k}u * pc_staging_stride")
+}
+
+/// The staged groups of a nested comprehension's kept values: after the `held` columns.
+fn stage_groups(held: usize) -> String {
+    format!("((PC_GLOBAL pc_u64*)(pc_staging + {held}u * pc_staging_stride))")
 }
 
 /// Opens the loop of a work-item over its PC_LEVEL_ITEMS consecutive positions (a filtering or
