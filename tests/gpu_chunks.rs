@@ -45,6 +45,31 @@ fn comprehensions_cross_chunk_boundaries() {
     let got = on_every_backend(|| par![par![j * 2 | j <- 0..s, j % 1000 != 1] | s <- &sizes]);
     assert_eq!(got[3].len(), 12_345 - 13);
 
+    // Filters whose work-groups keep all, none or some of their positions, staging the few
+    // or computing the many again (search.h), in chunks of 1000: four work-groups of 256, the
+    // last of 232, each chunk's stage and places of its own; below the first generator a
+    // work-group's 256 × 32 positions are cut short by the chunk.
+    let flags: Vec<u64> = (0..20_000u64)
+        .map(|i| {
+            let keep = match (i / 700) % 5 {
+                0 => true,
+                1 => false,
+                2 => i % 3 == 0,
+                3 => i % 97 == 5,
+                _ => (i * 7919) % 256 < 128,
+            };
+            ((i * 0x9E37_79B9) % 100_003) << 1 | u64::from(keep)
+        })
+        .collect();
+    on_every_backend(|| par![x >> 1 | x <- &flags, x & 1 == 1]);
+    on_every_backend(|| par![(x >> 1, x % 5) | x <- &flags, x & 1 == 1]);
+    assert!(on_every_backend(|| par![x | x <- &flags, x > u64::MAX - 1]).is_empty());
+    let rows = parcomp::Jagged::from(
+        (0..30).map(|r| flags[r * 311..r * 311 + (r * 97) % 2000].to_vec()).collect::<Vec<_>>(),
+    );
+    on_every_backend(|| par![(i, x >> 1) | i <- 0..rows.len(), x <- rows.row(i), x & 1 == 1]);
+    on_every_backend(|| par![par![x >> 1 | x <- rows.row(i), x & 1 == 1] | i <- 0..rows.len()]);
+
     // Flat reductions over many chunks.
     let total = on_every_backend(|| par_sum![x * y | x <- 0..2000u64, y <- 0..x]);
     assert_eq!(total, (0..2000u64).map(|x| (0..x).map(|y| x * y).sum::<u64>()).sum::<u64>());

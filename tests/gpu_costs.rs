@@ -165,6 +165,11 @@ fn expansions_filters_and_nested_reductions_move_little_more_than_their_data() {
         return;
     };
     near_the_minimum("expand + filter", &filtered);
+    // A flat filter keeping a seventh of a slice: its work-groups stage what they keep in the
+    // first phase rather than reading the slice again in the second.
+    let v: Vec<u64> = (0..1_000_000u64).map(|i| i.wrapping_mul(0x9E37_79B9) % 1_000_003).collect();
+    let Some((_, flat)) = costs(|| par![x * 3 | x <- &v, x % 7 == 1]) else { return };
+    near_the_minimum("flat filter", &flat);
     let rows: Vec<Vec<(u32, f64)>> = (0..20_000u32)
         .map(|i| (0..(i * 7919) % 61).map(|c| (c, f64::from(c) * 0.25)).collect())
         .collect();

@@ -6,7 +6,7 @@
 
 mod support;
 
-use parcomp::{par, par_count, par_max, par_min, par_reduce, par_sum, Jagged};
+use parcomp::{par, par_count, par_max, par_min, par_reduce, par_sum, DeviceValue, Jagged};
 use support::on_every_backend;
 
 /// Sizes around every boundary of the kernels.
@@ -152,4 +152,69 @@ fn nested_reductions_reduce_by_key_across_tiles() {
         // A nested par!: kept values packed with their rows.
         on_every_backend(|| par![par![v | v <- m.row(i), v % 4 != 1] | i <- 0..m.len()]);
     }
+}
+
+/// An output of two columns of different widths, for the filters below.
+#[derive(Clone, Copy, Debug, PartialEq, DeviceValue)]
+struct Kept {
+    value: u64,
+    low: u8,
+}
+
+/// `len` values whose lowest bit says whether the filters below keep them: in the `k`th run of
+/// `run` values, `counts[k % counts.len()]` of them, spread over the run (a permutation of its
+/// places by `* 7919`, an odd number, when `run` is a power of two). The other bits vary.
+fn kept_runs(len: usize, run: usize, counts: &[usize]) -> Vec<u64> {
+    (0..len)
+        .map(|i| {
+            let keep = (i * 7919) % run < counts[(i / run) % counts.len()];
+            ((i as u64 * 0x9E37_79B9) % 100_003) << 1 | u64::from(keep)
+        })
+        .collect()
+}
+
+#[test]
+fn filters_stage_few_kept_values_and_compute_many_again_in_one_run() {
+    // In phase 0 a filtering level's work-group that keeps at most its limit of positions
+    // stages them, and only copies them in phase 1; one that keeps more computes them again
+    // (search.h). A flat filter of a `u64` slice writing a `u64` stages at most 128 of a
+    // work-group's 256 (writing 16 bytes a kept value more against reading 8 a position
+    // again), one writing two `u64`s 64, one writing a `Kept` about 113: work-groups keeping
+    // all, none, each count from 100 to 130, exactly the limit, one more and one fewer, and a
+    // few, side by side in one run — and the same at every size around the tiles (the last
+    // work-group part of one).
+    let mut counts = vec![256, 0, 128, 129, 127, 1, 64, 65, 63, 255, 0, 0, 2, 200];
+    counts.extend(100..=130);
+    for len in [0usize, 1, 255, 256, 257, 45 * 256, 45 * 256 + 100, 90 * 256 + 3] {
+        let v = kept_runs(len, 256, &counts);
+        on_every_backend(|| par![x >> 1 | x <- &v, x & 1 == 1]);
+        on_every_backend(|| par![(x >> 1, x % 7) | x <- &v, x & 1 == 1]);
+        on_every_backend(|| par![Kept { value: x, low: (x % 256) as u8 } | x <- &v, x & 1 == 1]);
+        // Over a range nothing is read: only the work-groups that keep nothing skip phase 1.
+        on_every_backend(|| par![i | i <- 0..len as u64, v[i as usize] & 1 == 1]);
+    }
+    // Below the first generator a work-group takes 256 × 32 positions, and one that reads a
+    // `u64` of a row per position and keeps 16 bytes a value stages at most a little over 2,048
+    // of them (its parents' reads count too): one long row whose runs of 8,192 keep all, none,
+    // half, and each count from 2,000 to 2,200 (the limit, one more and one fewer among them);
+    // then many short rows. The filtering level as the last (the head's columns), before a
+    // further level (its variables' columns), and as a nested par! (the values with their
+    // rows).
+    let mut counts = vec![8192, 0, 4096, 4097, 1, 31, 32, 33, 0, 5000];
+    counts.extend(2000..=2200);
+    let long = kept_runs(counts.len() * 8192 + 77, 8192, &counts);
+    let mut rows = vec![long, Vec::new(), vec![1, 3, 5]];
+    for r in 0..3000 {
+        rows.push(kept_runs(r % 45, 32, &[32, 0, 5]));
+    }
+    let m = Jagged::from(rows);
+    on_every_backend(|| par![(i, x >> 1) | i <- 0..m.len(), x <- m.row(i), x & 1 == 1]);
+    on_every_backend(
+        || par![Kept { value: x >> 1, low: i as u8 } | i <- 0..m.len(), x <- m.row(i), x & 1 == 1],
+    );
+    on_every_backend(
+        || par![(i, x, y) | i <- 0..m.len(), x <- m.row(i), x & 1 == 1, y <- 0..x % 3],
+    );
+    on_every_backend(|| par![par![x >> 1 | x <- m.row(i), x & 1 == 1] | i <- 0..m.len()]);
+    on_every_backend(|| par![par![(x, i) | x <- m.row(i), x & 3 == 1] | i <- 0..m.len()]);
 }
