@@ -139,8 +139,9 @@ PC_FN pc_u32 pc_group_scan_u32(pc_u32 value, PC_LOCAL_PTR(pc_u32) scratch) {
   return scratch[PC_WG + t / PC_RUN] + scratch[t];
 }
 
-/* The number of work-items before this one in its work-group whose `pass` is set. Every
- * work-item of the group calls it (it has barriers); `scratch` holds PC_SCAN_SCRATCH values. */
+/* The number of work-items before this one in its work-group whose `pass` is set; their
+ * number in all is PC_SCAN_TOTAL(scratch) until the caller's next barrier. Every work-item of
+ * the group calls it (it has barriers); `scratch` holds PC_SCAN_SCRATCH values. */
 PC_FN pc_u32 pc_tile_rank(pc_bool pass, PC_LOCAL_PTR(pc_u32) scratch) {
 #ifdef PC_CUDA
   /* A warp's ranks from its vote, the warps' totals scanned by one thread. */
