@@ -981,10 +981,11 @@ impl<'c> Session<'c> {
                     let kept = self.read_u64s(&[(places, tiles)])?[0];
                     let kept_bytes = kept * value_bytes + if nested_comp { kept * 8 } else { 0 };
                     // Which work-groups staged is not read back: the model takes the kept
-                    // positions as spread evenly, so that every work-group staged when at most
-                    // half the chunk's were kept (then phase 0 also wrote them to the stage,
-                    // and phase 1 read each group's two places, the staged values, and wrote
-                    // them), and none did otherwise (phase 1 read the inputs again).
+                    // positions as spread evenly, so that every work-group staged when the
+                    // chunk kept at most `stage_limit` per work-group (then phase 0 also wrote
+                    // them to the stage, and phase 1 read each group's two places and the
+                    // staged values, and wrote them), and none did otherwise (phase 1 read the
+                    // inputs again).
                     if kept <= stage_cap {
                         self.count_dram(level.kernel, kept_bytes);
                         self.count_launch(level.kernel, tiles * 16 + 2 * kept_bytes);
@@ -1521,8 +1522,7 @@ fn jagged_values<'a>(j: &'a dyn DynJagged, layout: &ColumnLayout) -> ColumnBytes
 /// Positions a chunk holds: `PARCOMP_DEVICE_CHUNK` when set, else what a quarter of the
 /// device's free memory holds of the plan's widest level (every column a position of it
 /// writes, twice for compaction, half again for a filter's stage, with its flag, segment id,
-/// group and scan entries), within
-/// the largest buffer the device allows, between 2¹⁶ and 2³⁰.
+/// group and scan entries), within the largest buffer the device allows, between 2¹⁶ and 2³⁰.
 fn chunk_size(device: &dyn Device, plan: &DevicePlan, types: &[TypeDesc]) -> u64 {
     static OVERRIDE: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
     let set = *OVERRIDE.get_or_init(|| {
