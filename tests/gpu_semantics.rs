@@ -161,6 +161,29 @@ fn division_by_zero_is_rusts_panic_naming_the_comprehension() {
     for (backend, message) in device_panics(|| drop(par![b | b <- &divisors, 10 / b > 1])) {
         assert_fault(backend, &message, "attempt to divide by zero", "10 / b > 1");
     }
+    // In the head of a filtering level, flat and below the first generator, whose work-groups
+    // keep all their positions in runs of 500 and one in seven in the runs between: a zero
+    // kept in a sparse run (its work-group stages what it keeps in the first phase) and in a
+    // dense one (its work-group computes its positions again in the second).
+    for zero in [54_600, 54_321] {
+        let values: Vec<i64> = (0..100_000i64)
+            .map(|i| match i {
+                _ if i == zero => 0,
+                _ if i % 1000 < 500 || i % 7 == 0 => 2 * i + 2,
+                _ => 2 * i + 1,
+            })
+            .collect();
+        for (backend, message) in device_panics(|| drop(par![1000 / b | b <- &values, b % 2 == 0]))
+        {
+            assert_fault(backend, &message, "attempt to divide by zero", "par![1000 / b");
+        }
+        let rows = parcomp::Jagged::from(vec![values[..3000].to_vec(), values.clone()]);
+        for (backend, message) in device_panics(|| {
+            drop(par![(r, 1000 / b) | r <- 0..rows.len(), b <- rows.row(r), b % 2 == 0])
+        }) {
+            assert_fault(backend, &message, "attempt to divide by zero", "1000 / b");
+        }
+    }
 }
 
 #[test]
