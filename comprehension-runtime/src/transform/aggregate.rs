@@ -157,13 +157,13 @@ where
     type Acc = Table<K, A::Accs>;
     type Result = Vec<(K, A::Results)>;
     const FEW_PARTS: bool = true;
+    // Packed keys may be in the grid, whose loop `push_iter` runs; other keys gain nothing.
+    const OWN_LOOP: bool = K::PACKED;
 
     #[inline]
     fn identity(&self) -> Self::Acc {
         Table::new()
     }
-
-    const OWN_LOOP: bool = K::PACKED;
 
     #[inline]
     fn push(&self, acc: &mut Self::Acc, (key, items): (K, Items)) -> ControlFlow<()> {
