@@ -156,8 +156,9 @@ pub(crate) struct Column<'c> {
 enum Parents<'p, 'c> {
     /// The first generator of the comprehension.
     Root,
-    /// `count` contexts in columns (by variable) of capacity `cap`, and, in a nested
-    /// comprehension, the group (the enclosing context) of each. `whole`: the contexts of
+    /// `count` contexts in columns (by variable) of capacity `cap`, and, below the first level
+    /// of a nested comprehension, the group (the enclosing context) of each (at its first level
+    /// the group is the parent's index, which the kernel takes itself). `whole`: the contexts of
     /// every chunk of the level together, when known before running it (a regular chain
     /// below the first generator, no filter), so that a space too large to count is the
     /// CPU's size-overflow panic at once, not an endless run of chunks.
@@ -1375,18 +1376,9 @@ impl<'c> Session<'c> {
         if *count == 0 {
             return Ok(());
         }
-        // Every nested comprehension runs on the same contexts, each its own group: one iota
-        // tags them, for all of them.
-        let iota = self.alloc(count * 8)?;
-        self.launch(
-            true,
-            "pc_iota",
-            *count,
-            count * 8,
-            &[Arg::Buffer(&iota.buf), Arg::U64(*count)],
-        )?;
-        let inner =
-            Parents::Rows { count: *count, cap: *cap, columns, group: Some(&iota), whole: None };
+        // Every nested comprehension runs on the same contexts, each its own group: its first
+        // level takes a position's parent index for its group, and reads no group column.
+        let inner = Parents::Rows { count: *count, cap: *cap, columns, group: None, whole: None };
         if let Terminal::Rows = comp.terminal {
             // The head is the nested `par!`: its values, grouped by context, are the rows.
             let (Sink::Top(top), [nested]) = (sink, comp.nested) else {

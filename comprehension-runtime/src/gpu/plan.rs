@@ -20,7 +20,9 @@
 //!
 //! - a level kernel (`Level::kernel`): `pc_u64 pc_j0, pc_u64 pc_count, pc_u64 pc_fanout,
 //!   pc_u64 pc_parents, const pc_u64* pc_offsets, pc_u64 pc_in_cap, const pc_u8* pc_in_V...
-//!   (one per `Level::inputs`), const pc_u64* pc_in_group, pc_u64 pc_out_cap, pc_u8* pc_out_V...
+//!   (one per `Level::inputs`), const pc_u64* pc_in_group (the parents' groups below the first
+//!   level of a nested comprehension; at its first level a position's group is its parent's
+//!   index, and the kernel reads no column), pc_u64 pc_out_cap, pc_u8* pc_out_V...
 //!   (one per output, or one `pc_out` for the head), pc_u64* pc_out_group, pc_u64 pc_res_cap,
 //!   pc_u8* pc_res, pc_u64* pc_places, pc_u32 pc_phase, pc_u8* pc_staging, pc_u64 pc_staging_cap,
 //!   pc_u64 pc_staging_stride`: it runs positions `pc_j0 .. pc_j0 +

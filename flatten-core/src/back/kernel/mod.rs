@@ -262,6 +262,9 @@ impl KernelWriter<'_> {
                 size
             });
             let head_here = k == last && plan.nested.is_empty();
+            // A nested comprehension's first level runs on the enclosing contexts, each its own
+            // group: the group of a position is its parent's index, read from no column.
+            let group = if k == 0 { "pc_p" } else { "pc_in_group[pc_p]" };
             self.level_kernel(
                 plan,
                 &name,
@@ -270,6 +273,7 @@ impl KernelWriter<'_> {
                 &outputs,
                 root,
                 nested,
+                group,
                 head_here.then_some(delivery),
             );
             let filters = level_filters(level);
@@ -559,6 +563,7 @@ impl KernelWriter<'_> {
         outputs: &[VarId],
         root: bool,
         nested: bool,
+        group: &str,
         head: Option<Delivery>,
     ) {
         let in_params = self.input_params(inputs);
@@ -761,7 +766,7 @@ impl KernelWriter<'_> {
                     inner.line(format!("pc_keep{k}[pc_kept] = {value};"));
                 }
                 if nested {
-                    inner.line("pc_keep_group[pc_kept] = pc_in_group[pc_p];");
+                    inner.line(format!("pc_keep_group[pc_kept] = {group};"));
                 }
             }
             _ if compacting => {
@@ -788,7 +793,7 @@ impl KernelWriter<'_> {
         match head {
             Some(Delivery::Reduce(_)) => {}
             Some(Delivery::Segmented(r)) if coarse_reduce => {
-                work.line("pc_u64 pc_g = pc_in_group[pc_p];");
+                work.line(format!("pc_u64 pc_g = {group};"));
                 work.line("if (pc_k == 0u) {");
                 work.line("  pc_group = pc_g;");
                 work.line("  pc_tail = pc_acc;");
@@ -809,16 +814,16 @@ impl KernelWriter<'_> {
                 work.line("  pc_tail = pc_acc;");
                 work.line("}");
             }
-            Some(Delivery::Segmented(_)) => work.line("pc_group = pc_in_group[pc_p];"),
+            Some(Delivery::Segmented(_)) => work.line(format!("pc_group = {group};")),
             _ if compacting => {}
             _ => work.line("(void)pc_pass;"),
         }
         if coarse && compacting {
             work.line("pc_kept += pc_pass;");
         } else if nested && compacting {
-            work.line("pc_keep_group = pc_in_group[pc_p];");
+            work.line(format!("pc_keep_group = {group};"));
         } else if nested && segmented.is_none() {
-            work.line("pc_out_group[pc_t] = pc_in_group[pc_p];");
+            work.line(format!("pc_out_group[pc_t] = {group};"));
         }
         match (reduce, tile, segmented) {
             (Some(r), Some(each), _) => self.reduce_tile_end(r, (each, work), &mut body),
