@@ -1400,8 +1400,28 @@ impl<'c> Session<'c> {
             self.level(nested.comp, 0, &inner, &mut inner_sink)?;
             results.push((nested.result, result));
         }
-        let head = comp.head_kernel.expect("a comprehension with nested ones has a head kernel");
         let nested_comp = group.is_some();
+        if let (Some(k), Terminal::Collect, false) = (comp.head_result, comp.terminal, nested_comp)
+        {
+            // The head is exactly nested reduction `k`'s result, of the head's type: the head
+            // kernel would only copy the results column into the output column, so the results
+            // column is the output.
+            let nested =
+                comp.nested.get(k as usize).ok_or_else(|| malformed("the head's result"))?;
+            let Terminal::Reduce { reduction, .. } = nested.comp.terminal else {
+                return Err(malformed("the head is the result of a nested `par!`"));
+            };
+            let acc = self.plan.reductions[reduction as usize].acc;
+            if self.types[acc as usize] == self.types[comp.head_class as usize] {
+                let at = results
+                    .iter()
+                    .position(|(r, _)| *r == nested.result)
+                    .ok_or_else(|| malformed("the head's result"))?;
+                let (_, out) = results.swap_remove(at);
+                return self.deliver(comp, out, *count, None, sink);
+            }
+        }
+        let head = comp.head_kernel.expect("a comprehension with nested ones has a head kernel");
         let out = self.head_column(comp, *count, nested_comp)?;
         let out_group = if nested_comp { Some(self.alloc(count * 8)?) } else { None };
         let in_bytes: u64 = comp

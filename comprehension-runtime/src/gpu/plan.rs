@@ -130,6 +130,10 @@ pub struct Comp {
     pub head_kernel: Option<&'static str>,
     /// The variables the head kernel reads.
     pub head_inputs: &'static [u32],
+    /// When the head is exactly the result of `nested[k]`, a reduction: `Some(k)`. A top-level
+    /// `par!` whose head's type is that reduction's then takes the results column as its values
+    /// and runs no head kernel (which would only copy them).
+    pub head_result: Option<u32>,
     /// The class of the head's values.
     pub head_class: ClassId,
     /// What it produces.

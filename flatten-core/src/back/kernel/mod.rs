@@ -21,7 +21,7 @@ pub mod ops;
 pub mod types;
 mod writer;
 
-use crate::plan::kernel_ir::{Class, DExpr, DGenerator, DSource, PlanExpr, VarId};
+use crate::plan::kernel_ir::{Class, DExpr, DGenerator, DKind, DSource, PlanExpr, VarId};
 use crate::plan::{Compiled, Plan, Slot, Step, StepKind, Terminal};
 use std::collections::BTreeSet;
 use types::{class, ty};
@@ -65,6 +65,9 @@ pub struct CompManifest {
     pub head_kernel: Option<String>,
     /// The variables the head kernel reads.
     pub head_inputs: Vec<VarId>,
+    /// The nested comprehension, a reduction, whose result is exactly the head (`k` of
+    /// [`CompManifest::nested`]).
+    pub head_result: Option<u32>,
     /// The class of the head.
     pub head_class: Class,
     /// What it produces.
@@ -316,11 +319,21 @@ impl KernelWriter<'_> {
                 TerminalManifest::Reduce { reduction: r, kind: reduce_kind(&plan.terminal) }
             }
         };
+        // The head is exactly a nested reduction's result (`par![par_sum![..] | ..]`).
+        let head_result = match &plan.head.device {
+            Ok(DExpr { kind: DKind::Var(v), .. }) => plan
+                .nested
+                .iter()
+                .position(|n| n.var == *v && !matches!(n.plan.terminal, Terminal::Collect))
+                .map(|k| k as u32),
+            _ => None,
+        };
         CompManifest {
             levels: manifests,
             nested: nested_manifests,
             head_kernel,
             head_inputs,
+            head_result,
             head_class: plan.head_class,
             terminal,
         }

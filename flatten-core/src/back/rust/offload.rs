@@ -222,6 +222,10 @@ fn comp(m: &CompManifest, gpu: &TokenStream) -> TokenStream {
         None => quote! { None },
     };
     let head_inputs = m.head_inputs.iter().map(|v| v.0);
+    let head_result = match m.head_result {
+        Some(k) => quote! { Some(#k) },
+        None => quote! { None },
+    };
     let head_class = m.head_class.0;
     let terminal = match &m.terminal {
         TerminalManifest::Collect => quote! { #gpu::Terminal::Collect },
@@ -242,6 +246,7 @@ fn comp(m: &CompManifest, gpu: &TokenStream) -> TokenStream {
             nested: &[#(#nested),*],
             head_kernel: #head_kernel,
             head_inputs: &[#(#head_inputs),*],
+            head_result: #head_result,
             head_class: #head_class,
             terminal: #terminal,
         }
