@@ -1432,7 +1432,10 @@ impl<'c> Session<'c> {
                 None => self.class_bytes(self.plan.vars[v as usize]),
             })
             .sum();
-        self.count_launch(head, count * (in_bytes + 8) + out.layout.bytes as u64);
+        // It reads each context's inputs (and its group, when the comprehension is nested) and
+        // writes its values (and their groups).
+        let group_bytes = if nested_comp { count * 16 } else { 0 };
+        self.count_launch(head, count * in_bytes + out.layout.bytes as u64 + group_bytes);
         {
             let dummy = self.dummy();
             let mut args: Vec<Arg<'_>> = self.common().to_vec();
