@@ -41,6 +41,34 @@ fn comprehensions_cross_chunk_boundaries() {
     let got = on_every_backend(|| par![par_count![() | j <- 0..s, j % 3 == 0] | s <- &sizes]);
     assert_eq!(got[3], 4115);
 
+    // A head that is exactly a nested reduction (its results column is the output, no head
+    // kernel) and one that converts it (the head kernel runs), over empty rows, a row 25 chunks
+    // long, and contexts in five chunks, each chunk's results delivered in turn.
+    let rows: Vec<Vec<(u32, f64)>> = (0..5000u32)
+        .map(|i| match i {
+            1234 => (0..25_000).map(|c| (c % 61, f64::from(c % 7))).collect(),
+            _ if i % 3 == 0 => Vec::new(),
+            _ => (0..i % 13).map(|c| (c * 4 % 61, f64::from(c))).collect(),
+        })
+        .collect();
+    let m = parcomp::Jagged::from(rows);
+    let x: Vec<f64> = (0..61).map(|c| f64::from(c) * 0.5).collect();
+    let want: Vec<f64> =
+        m.iter().map(|row| row.iter().map(|&(c, v)| v * x[c as usize]).sum()).collect();
+    let got = on_every_backend(
+        || par![par_sum![v * x[c as usize] | (c, v) <- m.row(i)] | i <- 0..m.len()],
+    );
+    assert_eq!(got, want);
+    assert!(got[0] == 0.0 && got[1234] > 100_000.0);
+    let got = on_every_backend(
+        || par![par_sum![v * x[c as usize] | (c, v) <- m.row(i)] as f32 | i <- 0..m.len()],
+    );
+    assert_eq!(got, want.iter().map(|&y| y as f32).collect::<Vec<f32>>());
+    let got = on_every_backend(
+        || par![par_count![() | (c, _) <- m.row(i), c % 2 == 0] | i <- 0..m.len()],
+    );
+    assert_eq!(got[0], 0);
+
     // A nested par!: a jagged result whose rows span chunks.
     let got = on_every_backend(|| par![par![j * 2 | j <- 0..s, j % 1000 != 1] | s <- &sizes]);
     assert_eq!(got[3].len(), 12_345 - 13);

@@ -130,15 +130,33 @@ fn host_waits_and_launches_per_plan_shape_do_not_grow_with_the_size() {
         };
         // The inner space's total, the results.
         assert_eq!(nested.host_waits, 2, "nested reduction, n = {n}: {nested:?}");
-        // The contexts and their group ids, the results set to the identity and the carry, the
-        // inner level's sizes and scan, the inner level reducing its tiles, the segmented
-        // reduction of the tiles' summaries (3), the head.
-        assert_eq!(nested.launches, 14, "nested reduction, n = {n}: {nested:?}");
+        // The contexts, the results set to the identity and the carry, the inner level's sizes
+        // and scan, the inner level reducing its tiles, the segmented reduction of the tiles'
+        // summaries (3). The inner level takes its group from its parent's index (no column of
+        // group ids), and the head is the sum itself: its results column is the output (no
+        // head kernel).
+        assert_eq!(nested.launches, 12, "nested reduction, n = {n}: {nested:?}");
+        assert!(!launched(&nested, "pc_iota") && !launched(&nested, "pc_head"), "{nested:?}");
         // The header, the matrix's values and offsets, `x`: one copy each; only the matrix's
         // `(usize, f64)` values are split into two columns on the host.
         assert_eq!(nested.copies_in, 4, "{nested:?}");
         assert_eq!(nested.bytes_converted, m.values().len() as u64 * 16, "{nested:?}");
+
+        // A head of another type than the sum's: the head kernel converts the results.
+        let Some((_, converted)) =
+            costs(|| par![par_sum![v * x[c] | (c, v) <- m.row(i)] as f32 | i <- 0..m.len()])
+        else {
+            return;
+        };
+        assert_eq!(converted.host_waits, 2, "converted nested reduction, n = {n}: {converted:?}");
+        assert_eq!(converted.launches, 13, "converted nested reduction, n = {n}: {converted:?}");
+        assert!(launched(&converted, "pc_head"), "{converted:?}");
     }
+}
+
+/// Whether the run launched the kernel called `name`.
+fn launched(s: &RunStats, name: &str) -> bool {
+    s.kernels.iter().any(|k| k.name == name && k.launches > 0)
 }
 
 /// The modelled DRAM traffic of `s` is within half again of the least the computation needs.
@@ -181,6 +199,20 @@ fn expansions_filters_and_nested_reductions_move_little_more_than_their_data() {
         return;
     };
     near_the_minimum("nested reduction", &nested);
+    // Short rows, as gpu_report's sparse matrix (about ten nonzeros a row, some empty): what
+    // the device moves per row besides its nonzeros (the result, the row's offset read by the
+    // sizes, the scan and the level) weighs most here.
+    let rows: Vec<Vec<(u32, f64)>> = (0..20_000u32)
+        .map(|i| (0..(i * 7919) % 21).map(|c| (c * 3, f64::from(c) * 0.25)).collect())
+        .collect();
+    let m = Jagged::from(rows);
+    let x: Vec<f64> = (0..61).map(|c| f64::from(c) * 0.5).collect();
+    let Some((_, short)) =
+        costs(|| par![par_sum![v * x[c as usize] | (c, v) <- m.row(i)] | i <- 0..m.len()])
+    else {
+        return;
+    };
+    near_the_minimum("nested reduction of short rows", &short);
 }
 
 #[test]

@@ -143,6 +143,8 @@ fn nested_reductions_reduce_by_key_across_tiles() {
             .collect();
         let m = Jagged::from(rows);
         on_every_backend(|| par![par_sum![v | v <- m.row(i)] | i <- 0..m.len()]);
+        // The head converts the sums: the head kernel runs after the reduction.
+        on_every_backend(|| par![par_sum![v | v <- m.row(i)] as f32 | i <- 0..m.len()]);
         on_every_backend(|| par![par_max![v % 97 | v <- m.row(i)] | i <- 0..m.len()]);
         on_every_backend(
             || par![par_reduce!(hash_concat, (0, 1); (v + 1, 31) | v <- m.row(i)) | i <- 0..m.len()],
