@@ -13,7 +13,10 @@
 //! generator, and writes the variables later levels need (or, at the last level, the head).
 //! Comprehensions nested in the head run after the last level, on its stored contexts, and a
 //! head kernel then computes the head — except when the head is exactly a nested `par!`,
-//! whose values, tagged with their context, are the rows of the result. See `comprehension-runtime/src/gpu/plan.rs` for the
+//! whose values, tagged with their context, are the rows of the result (and, at run time, when
+//! the head is exactly a nested reduction of its type, [`CompManifest::head_result`], whose
+//! results are then the values). A nested comprehension's first level takes its parent's index
+//! for its group. See `comprehension-runtime/src/gpu/plan.rs` for the
 //! kernels' parameters.
 
 pub mod keywords;
