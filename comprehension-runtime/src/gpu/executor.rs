@@ -436,27 +436,24 @@ impl<'c> Session<'c> {
     /// Counts a launch of `kernel` and the DRAM bytes its access pattern implies.
     fn count_launch(&mut self, kernel: &str, dram: u64) {
         self.stats.launches += 1;
-        self.stats.dram_bytes += dram;
         self.unchecked = true;
-        match self.stats.kernels.iter_mut().find(|k| k.name == kernel) {
-            Some(k) => {
-                k.launches += 1;
-                k.dram_bytes += dram;
-            }
-            None => self.stats.kernels.push(KernelCost {
-                name: kernel.to_string(),
-                launches: 1,
-                dram_bytes: dram,
-            }),
-        }
+        self.count_dram(kernel, dram).launches += 1;
     }
 
-    /// Counts DRAM bytes of a launch of `kernel` already counted.
-    fn count_dram(&mut self, kernel: &str, dram: u64) {
+    /// Counts DRAM bytes of `kernel` (of a launch [`count_launch`](Self::count_launch)
+    /// counts, or counted already); its entry.
+    fn count_dram(&mut self, kernel: &str, dram: u64) -> &mut KernelCost {
         self.stats.dram_bytes += dram;
-        if let Some(k) = self.stats.kernels.iter_mut().find(|k| k.name == kernel) {
-            k.dram_bytes += dram;
-        }
+        let kernels = &mut self.stats.kernels;
+        let at = match kernels.iter().position(|k| k.name == kernel) {
+            Some(at) => at,
+            None => {
+                kernels.push(KernelCost { name: kernel.to_string(), launches: 0, dram_bytes: 0 });
+                kernels.len() - 1
+            }
+        };
+        kernels[at].dram_bytes += dram;
+        &mut kernels[at]
     }
 
     /// Launches `kernel` of the comprehension's program (`generic`: of the generic one) over
