@@ -313,8 +313,19 @@ impl Shape {
             let l = (p as u64).wrapping_sub(self.starts.1);
             return (l < slots as u64).then_some(l as usize);
         }
-        let h = ((p >> 64) as u64).wrapping_sub(self.starts.0);
         let l = (p as u64).wrapping_sub(self.starts.1);
+        if K::PACKED_HIGH_BITS <= 32 {
+            // High halves below 2^32 times at most 2^32 columns do not overflow: the slot is
+            // `high * columns + l - (start high * columns)`, which is below the slot count
+            // exactly when the high half is inside (given `l` is): one test for both, which is
+            // also the bounds check of the slot.
+            debug_assert!(self.lens.1 <= u64::from(u32::MAX));
+            let high = (p >> 64) as u64;
+            // (`l` may have wrapped: the sum is then wrong, and unused.)
+            let at = (high * self.lens.1).wrapping_add(l).wrapping_sub(self.starts.0 * self.lens.1);
+            return (l < self.lens.1 && at < slots as u64).then_some(at as usize);
+        }
+        let h = ((p >> 64) as u64).wrapping_sub(self.starts.0);
         (h < self.lens.0 && l < self.lens.1).then(|| (h * self.lens.1 + l) as usize)
     }
 }
@@ -726,6 +737,36 @@ mod tests {
         assert!(matches!(table.rest.keys, Keys::Hashed(_)));
         let counts = Reducer::<(u64, ((),))>::finish(&r, table);
         assert_eq!(counts, [(0, (1,)), (1 << 63, (1,)), (u64::MAX, (1,))]);
+    }
+
+    #[test]
+    fn a_pair_of_narrow_numbers_finds_its_slot_by_one_test() {
+        // The slot of a key whose high half has at most 32 bits, against the two range tests,
+        // for grids anywhere in those bits and keys inside, beside and far outside them.
+        const { assert!(<(u32, u16) as OrderKey>::PACKED_HIGH_BITS == 32) };
+        let edges = [0u64, 1, 2, 7, 1 << 16, (1 << 32) - 3, (1 << 32) - 1];
+        for start_high in edges {
+            for start_low in [0u64, 5, (1 << 16) - 2] {
+                for lens in [(0u64, 0u64), (1, 1), (3, 4), (2, 1 << 16), (1 << 10, 3)] {
+                    let shape = Shape { starts: (start_high, start_low), lens };
+                    let slots = (lens.0 * lens.1) as usize;
+                    for high in edges.iter().flat_map(|&e| [e, e.wrapping_add(start_high)]) {
+                        let high = high as u32;
+                        for low in [0u16, 1, 4, 5, 6, 9, u16::MAX - 2, u16::MAX] {
+                            let key = (high, low);
+                            let (h, l) = (
+                                u64::from(high).wrapping_sub(start_high),
+                                u64::from(low).wrapping_sub(start_low),
+                            );
+                            let want =
+                                (h < lens.0 && l < lens.1).then(|| (h * lens.1 + l) as usize);
+                            let got = shape.index::<(u32, u16)>(key.packed(), slots);
+                            assert_eq!(got, want, "{key:?} in {:?} × {:?}", shape.starts, lens);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -42,6 +42,10 @@ pub trait OrderKey {
     fn packed(&self) -> u128 {
         0
     }
+    /// The bits the high half of [`OrderKey::packed`] may set (its first component's
+    /// [`OrderKey::RADIX_BITS`] for a tuple), so that `group by`'s grid may compute a slot from
+    /// it without overflow.
+    const PACKED_HIGH_BITS: u32 = 64;
 }
 
 /// Keys sorted by the radix sort: `$radix` maps a key to a `u64` in the same order, below
@@ -135,6 +139,7 @@ impl<T: OrderKey + ?Sized> OrderKey for &T {
     const RADIX: bool = T::RADIX;
     const RADIX_BITS: u32 = T::RADIX_BITS;
     const PACKED: bool = T::PACKED;
+    const PACKED_HIGH_BITS: u32 = T::PACKED_HIGH_BITS;
     #[inline]
     fn packed(&self) -> u128 {
         (**self).packed()
@@ -153,6 +158,7 @@ impl<T: OrderKey + ?Sized> OrderKey for Box<T> {
     const RADIX: bool = T::RADIX;
     const RADIX_BITS: u32 = T::RADIX_BITS;
     const PACKED: bool = T::PACKED;
+    const PACKED_HIGH_BITS: u32 = T::PACKED_HIGH_BITS;
     #[inline]
     fn packed(&self) -> u128 {
         (**self).packed()
@@ -219,6 +225,7 @@ macro_rules! tuple_keys {
         impl<$first: OrderKey, $($name: OrderKey),+> OrderKey for ($first, $($name,)+) {
             const PACKED: bool =
                 $first::RADIX $(&& $name::RADIX)+ && 0 $(+ $name::RADIX_BITS)+ <= 64;
+            const PACKED_HIGH_BITS: u32 = $first::RADIX_BITS;
             fn cmp_key(&self, other: &Self) -> Ordering {
                 match self.$first_index.cmp_key(&other.$first_index) {
                     Ordering::Equal => {}
@@ -247,6 +254,7 @@ macro_rules! tuple_keys {
 
 impl<A: OrderKey> OrderKey for (A,) {
     const PACKED: bool = A::PACKED;
+    const PACKED_HIGH_BITS: u32 = A::PACKED_HIGH_BITS;
     fn cmp_key(&self, other: &Self) -> Ordering {
         self.0.cmp_key(&other.0)
     }
@@ -258,6 +266,7 @@ impl<A: OrderKey> OrderKey for (A,) {
 /// A pair of numbers packs into one `u128`: the first's radix above the second's.
 impl<A: OrderKey, B: OrderKey> OrderKey for (A, B) {
     const PACKED: bool = A::RADIX && B::RADIX;
+    const PACKED_HIGH_BITS: u32 = A::RADIX_BITS;
     fn cmp_key(&self, other: &Self) -> Ordering {
         self.0.cmp_key(&other.0).then_with(|| self.1.cmp_key(&other.1))
     }
