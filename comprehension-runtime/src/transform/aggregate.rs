@@ -265,7 +265,7 @@ struct Rest<K, S> {
     /// The grid's slots in use.
     filled: usize,
     /// The halves of the grid's keys, exactly (the grid's spans may be wider).
-    used: (Span, Span),
+    used: (Bounds, Bounds),
     /// How many times the keys were moved into a new grid or hash table (a count for tests:
     /// it must stay logarithmic in the number of keys).
     rebuilds: u32,
@@ -390,8 +390,7 @@ impl<K, S> Rest<K, S> {
     #[inline(never)]
     fn first_use(&mut self, p: u128) {
         self.filled += 1;
-        self.used =
-            (self.used.0.holding((p >> 64) as u64, false), self.used.1.holding(p as u64, false));
+        self.used = (self.used.0.holding((p >> 64) as u64), self.used.1.holding(p as u64));
     }
 }
 
@@ -400,6 +399,31 @@ impl<K, S> Rest<K, S> {
 struct Span {
     start: u64,
     len: u128,
+}
+
+/// The least and greatest of some values of a half of a packed key (`min > max`: none yet):
+/// what a [`Span`] is kept as while keys arrive, two comparisons per new key.
+#[derive(Clone, Copy, Debug)]
+struct Bounds {
+    min: u64,
+    max: u64,
+}
+
+impl Bounds {
+    const EMPTY: Bounds = Bounds { min: u64::MAX, max: 0 };
+
+    #[inline]
+    fn holding(self, v: u64) -> Bounds {
+        Bounds { min: self.min.min(v), max: self.max.max(v) }
+    }
+
+    /// The span of exactly these values.
+    fn span(self) -> Span {
+        if self.min > self.max {
+            return Span::EMPTY;
+        }
+        Span { start: self.min, len: u128::from(self.max - self.min) + 1 }
+    }
 }
 
 impl Span {
@@ -430,7 +454,7 @@ impl<K: OrderKey, S> Table<K, S> {
     #[inline]
     fn new() -> Self {
         let keys = if K::PACKED { Keys::Grid } else { Keys::Ordered(BTreeMap::new()) };
-        let rest = Rest { keys, filled: 0, used: (Span::EMPTY, Span::EMPTY), rebuilds: 0 };
+        let rest = Rest { keys, filled: 0, used: (Bounds::EMPTY, Bounds::EMPTY), rebuilds: 0 };
         Table { grid: Grid::empty(), rest: Box::new(rest) }
     }
 
@@ -521,7 +545,8 @@ impl<K: OrderKey, S> Table<K, S> {
         match std::mem::replace(&mut rest.keys, Keys::Grid) {
             Keys::Grid => {
                 // From the keys' own spans: the grid's may be padded already.
-                let padded = (rest.used.0.holding(h, true), rest.used.1.holding(l, true));
+                let padded =
+                    (rest.used.0.span().holding(h, true), rest.used.1.span().holding(l, true));
                 if Self::grid_fits(padded, rest.filled + 1, true) {
                     return Self::grid_of(padded, grid.into_entries(), rest, identity);
                 }
@@ -558,7 +583,7 @@ impl<K: OrderKey, S> Table<K, S> {
     ) -> Grid<K, S> {
         let mut grid = Grid::new(high, low, identity);
         rest.keys = Keys::Grid;
-        (rest.filled, rest.used) = (0, (Span::EMPTY, Span::EMPTY));
+        (rest.filled, rest.used) = (0, (Bounds::EMPTY, Bounds::EMPTY));
         for (key, accs) in entries {
             let p = key.packed();
             let at = grid.index(p).expect("the keys are inside the grid");
