@@ -226,8 +226,8 @@ pub mod __rt {
         map, rev, step_by, zip, Borrowed, Elements, ElementsByRef, ElementsByValue, Owned,
     };
     pub use comprehension_runtime::transform::{
-        group_by, order_by, order_by_take, skip_vec, take_first, take_vec, Filtered, GroupReduce,
-        Grouped, GroupedByRef, GroupedByValue, Keyed, Take, Window,
+        group_by, order_by, order_by_take, order_by_take_part, skip_vec, take_first, take_vec,
+        Filtered, GroupReduce, Grouped, GroupedByRef, GroupedByValue, Keyed, Take, Window,
     };
     pub use comprehension_runtime::DeviceVec;
     pub use comprehension_runtime::{Site, Source};

@@ -157,6 +157,35 @@ fn the_plan_shows_the_parts() {
     let n = 10;
     let plan = par_explain![x | x <- 0..n, take 5];
     assert!(plan.contains("its first 5 elements, lazily"), "{plan}");
+    // `order by .., take K`: the part keeps its best K as they are produced, never gathered.
+    let plan = par_explain![x | x <- 0..n, order by x % 3 desc, take 4];
+    assert!(plan.contains("part 1 of 2, its best 4 by the `order by x % 3 desc` after it kept as they are produced, never gathered"), "{plan}");
+}
+
+/// `order by .., take K` straight after its generators: the stable sort's first K (ties in
+/// nested-loop order), from parts of every size, without gathering the elements — also when
+/// they are not `Clone` and the key is not one number.
+#[test]
+fn order_by_take_keeps_the_best_as_they_are_produced() {
+    let n = 50_000u32;
+    let best = on_every_backend_traced(
+        || par![(i, j) | i <- 0..n, j <- 0..i % 3, order by (i * 7919) % 1000 desc, take 7],
+    );
+    let mut all: Vec<(u32, u32)> = (0..n).flat_map(|i| (0..i % 3).map(move |j| (i, j))).collect();
+    all.sort_by_key(|&(i, _)| std::cmp::Reverse((i * 7919) % 1000));
+    assert_eq!(best, all[..7]);
+    let words = on_every_backend_traced(
+        || par![format!("{i}") | i <- 0..n, order by (i % 10, (i % 7) as u8) desc, take 3],
+    );
+    let mut all: Vec<u32> = (0..n).collect();
+    all.sort_by_key(|&i| std::cmp::Reverse((i % 10, (i % 7) as u8)));
+    assert_eq!(words, all[..3].iter().map(|i| i.to_string()).collect::<Vec<_>>());
+    assert_eq!(words, ["69", "139", "209"]);
+    // More than there are, and none.
+    let few = on_every_backend_traced(|| par![i | i <- 0..5u8, order by i desc, take 100]);
+    assert_eq!(few, [4, 3, 2, 1, 0]);
+    let none = on_every_backend_traced(|| par![i | i <- 0..5u8, order by i desc, take 0]);
+    assert!(none.is_empty());
 }
 
 /// The parts of a comprehension with transforms run where the backend puts them: on the

@@ -25,6 +25,8 @@
 //!   that are one number or a pair of numbers are not sorted: a counting sort over their
 //!   groups (found by indexing or hashing, only the distinct keys sorted) places the elements;
 //!   `order by KEY, take K` is [`order_by_take`], a selection, not a sort;
+//! - [`top_k`]: `order by KEY, take K` straight after the part producing the elements keeps
+//!   each thread's best `K` as they are produced ([`TopK`]), never gathering the part;
 //! - [`aggregate`]: a `group by` whose groups are only reduced afterwards (`par_sum!` over a
 //!   grouped variable, `.len()`) does not form them: [`GroupReduce`] folds each element's
 //!   items into a table of accumulators per key.
@@ -33,8 +35,10 @@ pub mod aggregate;
 pub mod group;
 pub mod order;
 pub mod take;
+pub mod top_k;
 
 pub use aggregate::{Filtered, GroupReduce, Grouped, GroupedByRef, GroupedByValue};
 pub use group::{group_by, Columns, Groups};
 pub use order::{order_by, order_by_take, ByOrd, Keyed, OrderKey};
 pub use take::{skip_vec, take_first, take_vec, Take, Window};
+pub use top_k::{order_by_take_part, TopK};

@@ -537,10 +537,40 @@ pub(crate) fn expand(
     let cut = cut(name, input, rt)?;
     let mut errors = Errors::default();
     let mut statements = Vec::new();
-    let mut fused = false;
+    // The steps already emitted with the part before them: an `order by` and its `take`.
+    let mut fused = 0;
     for (k, step) in cut.steps.iter().enumerate() {
-        if std::mem::take(&mut fused) {
-            // The `take` emitted with the `order by` before it.
+        if fused > 0 {
+            fused -= 1;
+            continue;
+        }
+        if let Some(top) = order_by_take_after(&cut.steps, k) {
+            // `part, order by KEY, take N`: the part's best N kept as they are produced.
+            fused = 2;
+            match crate::compile(top.tokens.clone(), Terminal::Collect) {
+                Ok(compiled) => {
+                    let site = format_ident!("__PARCOMP_STEP_{}", k + 1, span = Span::mixed_site());
+                    let (what, take_name) = (top.what, top.take_name);
+                    let value = crate::back::rust::emit_order_by_take(
+                        &compiled,
+                        rt,
+                        &site,
+                        top.descending,
+                        count_value(top.count),
+                        top.key,
+                    );
+                    statements.push(quote! {
+                        static #site: #rt::Site = #rt::Site {
+                            text: #what,
+                            file: ::core::file!(),
+                            line: ::core::line!(),
+                            column: ::core::column!(),
+                        };
+                        let #take_name = #value;
+                    });
+                }
+                Err(e) => errors.push(e),
+            }
             continue;
         }
         match step {
@@ -574,27 +604,12 @@ pub(crate) fn expand(
             }
             Step::Call { name, input, what, call } => {
                 let site = format_ident!("__PARCOMP_STEP_{}", k, span = Span::mixed_site());
-                // What the step's value is bound to: its own name, or the `take`'s after it when
-                // the two run as one.
-                let mut binding = name;
                 let value = match call {
-                    // Located at the key, where a key that is no `OrderKey` is reported.
+                    // Located at the key, where a key that is no `OrderKey` is reported. (An
+                    // `order by` with a `take` after it was emitted with its part.)
                     Call::OrderBy { descending, key } => {
                         let input = Ident::new(&input.to_string(), input.span().located_at(*key));
-                        match take_after(&cut.steps, k) {
-                            // `order by KEY, take N`: the first N without sorting all.
-                            Some((take_name, count)) => {
-                                fused = true;
-                                binding = take_name;
-                                let count = count_value(count);
-                                quote::quote_spanned! {*key=>
-                                    #rt::order_by_take(&#site, #input, #descending, #count)
-                                }
-                            }
-                            None => quote::quote_spanned! {*key=>
-                                #rt::order_by(&#site, #input, #descending)
-                            },
-                        }
+                        quote::quote_spanned! {*key=> #rt::order_by(&#site, #input, #descending) }
                     }
                     Call::GroupBy { key } => {
                         let input = Ident::new(&input.to_string(), input.span().located_at(*key));
@@ -616,7 +631,7 @@ pub(crate) fn expand(
                         line: ::core::line!(),
                         column: ::core::column!(),
                     };
-                    let #binding = #value;
+                    let #name = #value;
                 });
             }
         }
@@ -647,6 +662,30 @@ fn take_after(steps: &[Step], k: usize) -> Option<(&Ident, &Expr)> {
         }
         _ => None,
     }
+}
+
+/// A part, the `order by` of its elements and the `take` of theirs: emitted as one.
+struct OrderByTake<'a> {
+    tokens: &'a TokenStream,
+    what: &'a str,
+    descending: bool,
+    key: Span,
+    take_name: &'a Ident,
+    count: &'a Expr,
+}
+
+/// When `steps[k]` is a part whose elements an `order by` sorts and a `take N` cuts: the three.
+fn order_by_take_after(steps: &[Step], k: usize) -> Option<OrderByTake<'_>> {
+    let Step::Part { name, tokens, finish: Finish::Collect } = &steps[k] else {
+        return None;
+    };
+    let Some(Step::Call { input, what, call: Call::OrderBy { descending, key }, .. }) =
+        steps.get(k + 1)
+    else {
+        return None;
+    };
+    let (take_name, count) = take_after(steps, k + 1).filter(|_| input == name)?;
+    Some(OrderByTake { tokens, what, descending: *descending, key: *key, take_name, count })
 }
 
 /// `take N`'s count as a `usize`, a type error located at `N` otherwise.
@@ -680,7 +719,16 @@ pub(crate) fn explain(input: TokenStream, rt: &TokenStream) -> Result<String, sy
                         ", its first {} elements, lazily (on the host, window by window)",
                         text(count)
                     ),
-                    Finish::Collect => String::new(),
+                    Finish::Collect => match order_by_take_after(&cut.steps, k) {
+                        Some(top) => format!(
+                            ", its best {} by the `{}` after it kept as they are produced, never \
+                             gathered (on the host, the best of each thread merged; gathered and \
+                             sorted on a device forced for every run when the key is one number)",
+                            text(top.count),
+                            top.what
+                        ),
+                        None => String::new(),
+                    },
                     Finish::GroupReduce { group_by, .. } => format!(
                         ", reduced per key for the `{group_by}` after it: the groups are not \
                          formed, every use of them is a reduction (a table of keys per thread, \
@@ -715,7 +763,7 @@ pub(crate) fn explain(input: TokenStream, rt: &TokenStream) -> Result<String, sy
                 let how = match call {
                     Call::OrderBy { .. } if take_after(&cut.steps, k).is_some() => {
                         "the first elements by the key, as a stable sort orders them, without \
-                         sorting all: a bounded selection per thread, merged"
+                         sorting all: a bounded selection per thread as the part runs, merged"
                     }
                     Call::OrderBy { .. } => {
                         "stable sort by the key (a radix sort for one number or a pair of \

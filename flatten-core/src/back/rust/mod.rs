@@ -48,6 +48,8 @@ enum Finishing<'a> {
     /// Reduced on the host by `reducer` (a runtime `Reducer` of the elements), for the reason
     /// `why` the trace gives.
     Reduce { reducer: TokenStream, why: &'a str },
+    /// `order by KEY [desc], take count` of its `(element, key)` pairs: see [`emit_order_by_take`].
+    OrderByTake { site: &'a Ident, descending: bool, count: TokenStream, key: Span },
 }
 
 /// Emits the part of a comprehension whose elements are reduced on the host by `reducer` (an
@@ -68,6 +70,22 @@ pub fn emit_reduce(
 /// would compute every element before the first `count` could be picked.
 pub fn emit_take(compiled: &Compiled, rt: &TokenStream, count: &syn::Expr) -> TokenStream {
     emit_finishing(compiled, rt, Finishing::Take(count))
+}
+
+/// Emits the part of a comprehension whose `(element, key)` pairs an `order by KEY [desc]`
+/// followed by `take count` reads: the runtime's `order_by_take_part`, which keeps each thread's
+/// best `count` as they are produced (or, when a device is forced and the key is one number,
+/// runs the part with its device half and sorts there). `site` is the `order by`'s; `key` its
+/// key's span, where a key that is no `OrderKey` is reported.
+pub fn emit_order_by_take(
+    compiled: &Compiled,
+    rt: &TokenStream,
+    site: &Ident,
+    descending: bool,
+    count: TokenStream,
+    key: Span,
+) -> TokenStream {
+    emit_finishing(compiled, rt, Finishing::OrderByTake { site, descending, count, key })
 }
 
 fn emit_finishing(compiled: &Compiled, rt: &TokenStream, finishing: Finishing) -> TokenStream {
@@ -128,6 +146,17 @@ fn emit_finishing(compiled: &Compiled, rt: &TokenStream, finishing: Finishing) -
                 #run.reduce_on(#reducer, #rt::Offload::host_only(#why))
             }
         },
+        Finishing::OrderByTake { site, descending, count, key } => {
+            let (device_items, offload_value) = offload::emit(compiled, rt, &root, &run);
+            let call = quote::quote_spanned! {key=> #rt::order_by_take_part };
+            quote! {
+                (#root, #(#product_names,)*) => {
+                    let #run = #chain;
+                    #device_items
+                    #call(&#site, #run, #offload_value, #descending, #count)
+                }
+            }
+        }
         Finishing::Plan => plan_body(compiled, rt, &root, &run, chain, &product_names),
     };
     quote! {
