@@ -459,15 +459,7 @@ where
         return sorted;
     }
     crate::dispatch::ran_on_host(site, || {
-        let chosen = format!("the first {k} of {n} chosen on the host, a selection per thread");
-        if K::RADIX {
-            chosen
-        } else {
-            format!(
-                "the key `{}` is not one integer or float: {chosen}",
-                std::any::type_name::<K>()
-            )
-        }
+        host_choice::<K>(format!("the first {k} of {n} chosen on the host, a selection per thread"))
     });
     let order = |a: &K, b: &K| {
         let o = a.cmp_key(b);
@@ -510,6 +502,19 @@ where
         out[rank] = Some(items.swap_remove(index).0);
     }
     out.into_iter().map(|v| v.expect("each rank is filled once")).collect()
+}
+
+/// Why the first elements of `order by KEY, take k` were `chosen` on the host: the key, when it
+/// is not one integer or float (a device forced for every run sorts those).
+pub(super) fn host_choice<K>(chosen: String) -> String
+where
+    K: OrderKey,
+{
+    if K::RADIX {
+        chosen
+    } else {
+        format!("the key `{}` is not one integer or float: {chosen}", std::any::type_name::<K>())
+    }
 }
 
 /// The indices of the best `k` (`k >= 1`) of `0..n` by `before`, in no particular order.

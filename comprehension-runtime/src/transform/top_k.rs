@@ -6,7 +6,7 @@
 //! then by their place in nested-loop order, which each part counts from its start and a
 //! combination shifts by the count of the part before (parts combine left before right).
 
-use super::order::{order_by_take, OrderKey};
+use super::order::{host_choice, order_by_take, OrderKey};
 use crate::gpu::Offload;
 use crate::pipeline::{Comprehension, Reducer, Rooted, Stage};
 use crate::site::Site;
@@ -136,15 +136,7 @@ where
         return order_by_take(site, run.collect_on(offload), descending, k);
     }
     crate::dispatch::ran_on_host(site, || {
-        let chosen = format!("the first {k} chosen on the host as the elements are produced");
-        if K::RADIX {
-            chosen
-        } else {
-            format!(
-                "the key `{}` is not one integer or float: {chosen}",
-                std::any::type_name::<K>()
-            )
-        }
+        host_choice::<K>(format!("the first {k} chosen on the host as the elements are produced"))
     });
     let why = "`order by .., take K` keeps the best K of each thread's elements as they are \
                produced: on the host";

@@ -559,15 +559,8 @@ pub(crate) fn expand(
                         count_value(top.count),
                         top.key,
                     );
-                    statements.push(quote! {
-                        static #site: #rt::Site = #rt::Site {
-                            text: #what,
-                            file: ::core::file!(),
-                            line: ::core::line!(),
-                            column: ::core::column!(),
-                        };
-                        let #take_name = #value;
-                    });
+                    let site = step_site(&site, what, rt);
+                    statements.push(quote! { #site let #take_name = #value; });
                 }
                 Err(e) => errors.push(e),
             }
@@ -624,15 +617,8 @@ pub(crate) fn expand(
                         quote! { #rt::skip_vec(#input, #count) }
                     }
                 };
-                statements.push(quote! {
-                    static #site: #rt::Site = #rt::Site {
-                        text: #what,
-                        file: ::core::file!(),
-                        line: ::core::line!(),
-                        column: ::core::column!(),
-                    };
-                    let #name = #value;
-                });
+                let site = step_site(&site, what, rt);
+                statements.push(quote! { #site let #name = #value; });
             }
         }
     }
@@ -661,6 +647,18 @@ fn take_after(steps: &[Step], k: usize) -> Option<(&Ident, &Expr)> {
             Some((name, count))
         }
         _ => None,
+    }
+}
+
+/// The `static` `name` of a step's runtime `Site` in the trace: `what` as written, here.
+fn step_site(name: &Ident, what: &str, rt: &TokenStream) -> TokenStream {
+    quote! {
+        static #name: #rt::Site = #rt::Site {
+            text: #what,
+            file: ::core::file!(),
+            line: ::core::line!(),
+            column: ::core::column!(),
+        };
     }
 }
 
