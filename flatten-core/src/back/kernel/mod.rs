@@ -143,7 +143,8 @@ pub fn write(compiled: &Compiled, root_range: bool) -> Kernels {
 }
 
 /// The five parameters every generated kernel starts with.
-const COMMON: &str = "pc_fault_t pc_fault, PC_GLOBAL const pc_u8* pc_caps, pc_u64 pc_root_start, \
+const COMMON: &str =
+    "pc_fault_t pc_fault, PC_GLOBAL const pc_u8* PC_RESTRICT pc_caps, pc_u64 pc_root_start, \
     pc_u64 pc_root_cap, PC_GLOBAL const pc_u8* pc_root";
 
 struct KernelWriter<'c> {
@@ -698,7 +699,32 @@ impl KernelWriter<'_> {
                 // Its work-items search for their first parents: merging them (as a filtering
                 // level does) made no difference beyond this machine's noise on PoCL, and would
                 // add a third barrier to a kernel that has two.
-                let mut item = coarse_items(&mut body, false);
+                // The positions go by runs, each the part of one parent among them: the step to
+                // the next parent, the parent's inputs and the change of group are decided once
+                // per run, and a run's positions are a loop of the body and the operator alone
+                // (the sparse matrix × vector's rows: a few loads and a multiply-add each).
+                let mut run = coarse_runs(&mut body);
+                if !root {
+                    self.load_inputs(inputs, "pc_p", &mut run);
+                }
+                run.line(format!("pc_u64 pc_g = {group};"));
+                run.line("pc_bool pc_fresh = pc_k == 0u || pc_g != pc_group;");
+                run.line("if (pc_fresh && pc_k > 0u) {");
+                run.line("  if (!pc_has_head) {");
+                run.line("    pc_head = pc_tail;");
+                run.line("    pc_head_group = pc_group;");
+                run.line("    pc_has_head = 1;");
+                run.line("  } else {");
+                run.line(format!(
+                    "    {}(pc_res, pc_res_cap, pc_group, pc_tail);",
+                    types::store(self.reductions[r as usize].acc)
+                ));
+                run.line("  }");
+                run.line("}");
+                run.line("if (pc_fresh) pc_group = pc_g;");
+                run.line("for (pc_u32 pc_q = 0; pc_q < pc_run; pc_q++, pc_j++, pc_i++) {");
+                body.append(run);
+                let mut item = Body::new(4);
                 item.line(format!("{t} pc_acc = pc_r{r}_identity(pc_fault, pc_caps);"));
                 item
             }
@@ -761,7 +787,8 @@ impl KernelWriter<'_> {
         }
         work.line("do {");
         let mut inner = work.nested();
-        if !root {
+        // (A nested reduction's level loaded its parent's inputs once per run.)
+        if !root && !coarse_reduce {
             self.load_inputs(inputs, "pc_p", &mut inner);
         }
         self.qualifiers(plan, &level.before, &mut inner);
@@ -809,25 +836,12 @@ impl KernelWriter<'_> {
         match head {
             Some(Delivery::Reduce(_)) => {}
             Some(Delivery::Segmented(r)) if coarse_reduce => {
-                work.line(format!("pc_u64 pc_g = {group};"));
-                work.line("if (pc_k == 0u) {");
-                work.line("  pc_group = pc_g;");
+                // The run's first position starts its group when the run does.
+                work.line("if (pc_fresh) {");
                 work.line("  pc_tail = pc_acc;");
-                work.line("} else if (pc_g == pc_group) {");
-                work.line(format!("  pc_tail = pc_r{r}_op(pc_fault, pc_caps, pc_tail, pc_acc);"));
+                work.line("  pc_fresh = 0;");
                 work.line("} else {");
-                work.line("  if (!pc_has_head) {");
-                work.line("    pc_head = pc_tail;");
-                work.line("    pc_head_group = pc_group;");
-                work.line("    pc_has_head = 1;");
-                work.line("  } else {");
-                work.line(format!(
-                    "    {}(pc_res, pc_res_cap, pc_group, pc_tail);",
-                    types::store(self.reductions[r as usize].acc)
-                ));
-                work.line("  }");
-                work.line("  pc_group = pc_g;");
-                work.line("  pc_tail = pc_acc;");
+                work.line(format!("  pc_tail = pc_r{r}_op(pc_fault, pc_caps, pc_tail, pc_acc);"));
                 work.line("}");
             }
             Some(Delivery::Segmented(_)) => work.line(format!("pc_group = {group};")),
@@ -925,7 +939,10 @@ impl KernelWriter<'_> {
                 body.line("}");
             }
             (_, _, Some(r)) if coarse_reduce => {
+                // `work` is a run's loop body: close it, the loop over runs and the bounds check.
                 body.append(work);
+                body.line("    }");
+                body.line("    pc_k += pc_run;");
                 body.line("  }");
                 body.line("}");
                 let store = types::store(self.reductions[r as usize].acc);
@@ -1174,6 +1191,43 @@ fn stage_groups(held: usize) -> String {
 /// nested-reduction level below the first generator), inside `body`; returns the body of one
 /// position, in which `pc_k`, `pc_j`, `pc_p` and `pc_i` are the position's. The caller closes
 /// the loop and the bounds check (two braces) after appending the position's body.
+/// The loop of a nested reduction's level over its work-item's `PC_LEVEL_ITEMS` positions by
+/// runs, each the positions of one parent (`pc_run` of them from `pc_j`, child `pc_i` of
+/// `pc_p`, after `pc_k` of the work-item's): opens the bounds check and the loop over runs, and
+/// returns the run's body, in which the caller opens the loop over the run's positions.
+fn coarse_runs(body: &mut Body) -> Body {
+    body.line("pc_u64 pc_tile0 = (pc_u64)PC_GROUP_ID() * PC_WG * PC_LEVEL_ITEMS;");
+    body.line("pc_u64 pc_t = pc_tile0 + (pc_u64)PC_LOCAL_ID() * PC_LEVEL_ITEMS;");
+    body.line("if (pc_t < pc_count && !PC_FAULTED(pc_fault)) {");
+    let mut items = body.nested();
+    items.line("pc_u64 pc_j = pc_j0 + pc_t;");
+    items.line("pc_u64 pc_p = pc_fanout ? pc_parent_of_regular(pc_j, pc_fanout) : pc_segment_in(pc_offsets, pc_span[0], pc_span[1], pc_j);");
+    items.line("pc_u64 pc_i = pc_j - (pc_fanout ? pc_p * pc_fanout : pc_offsets[pc_p]);");
+    items.line("pc_u32 pc_items = pc_count - pc_t < PC_LEVEL_ITEMS ? (pc_u32)(pc_count - pc_t) : PC_LEVEL_ITEMS;");
+    // Each run but the first starts where the previous parent's children end: at the next
+    // parent's first child, or — past empty parents — a later one's, searched for from the
+    // next parent on (so a run of empty parents costs one search, not a step each). A run
+    // ends at its parent's last child or the work-item's last position, so it is never empty.
+    items.line("for (pc_u32 pc_k = 0; pc_k < pc_items;) {");
+    let mut run = items.nested();
+    run.line("if (pc_k > 0u) {");
+    run.line("  if (pc_fanout) {");
+    run.line("    pc_i = 0;");
+    run.line("    pc_p++;");
+    run.line("  } else {");
+    run.line("    pc_p++;");
+    run.line("    if (pc_j >= pc_offsets[pc_p + 1]) pc_p = pc_segment_in(pc_offsets, pc_p + 1, pc_span[1], pc_j);");
+    run.line("    pc_i = pc_j - pc_offsets[pc_p];");
+    run.line("  }");
+    run.line("}");
+    run.line("pc_u64 pc_rest = pc_fanout ? pc_fanout - pc_i : pc_offsets[pc_p + 1] - pc_j;");
+    run.line(
+        "pc_u32 pc_run = pc_rest < (pc_u64)(pc_items - pc_k) ? (pc_u32)pc_rest : pc_items - pc_k;",
+    );
+    body.append(items);
+    run
+}
+
 fn coarse_items(body: &mut Body, merge: bool) -> Body {
     // The work-items' first parents: merged with the tile's offsets when the tile spans a few
     // work-groups' worth of parents (the usual case), else one search per work-item.
