@@ -129,6 +129,41 @@ fn nested_reductions_reduce_by_key_across_work_items() {
 }
 
 #[test]
+fn nested_reductions_go_by_runs_of_one_parent() {
+    // A work-item's positions go by runs, each the part of one parent among them: parents as
+    // long as, shorter and longer than a work-item's 32 positions in a regular level (the run
+    // ends where `pc_fanout` children do), and a second inner level whose consecutive parents
+    // share their group (a run that continues the group of the run before it).
+    for &n in &[1u64, 2, 31, 33, 300, 1025] {
+        for k in [1u64, 31, 32, 33, 100] {
+            on_every_backend(
+                || par![par_reduce!(hash_concat, (0, 1); (i * k + j + 1, 31) | j <- 0..k) | i <- 0..n],
+            );
+        }
+        on_every_backend(
+            || par![par_reduce!(hash_concat, (0, 1); (a * 64 + b + 1, 31) | a <- 0..i % 40, b <- 0..a) | i <- 0..n],
+        );
+        on_every_backend(|| par![par_sum![a * b | a <- 0..i % 70, b <- 0..a] | i <- 0..n]);
+    }
+    // Rows of (column, value) pairs, split into two columns on their way to the device: empty
+    // rows, one huge row, and no value at all.
+    for lengths in [vec![0u32, 3, 0, 0, 70_000, 1, 0], vec![0; 50], vec![]] {
+        let rows: Vec<Vec<(u32, f64)>> = lengths
+            .iter()
+            .enumerate()
+            .map(|(r, &l)| {
+                (0..l).map(|k| ((k * 7 + r as u32) % 64, f64::from(k % 13) - 6.0)).collect()
+            })
+            .collect();
+        let m = Jagged::from(rows);
+        let x: Vec<f64> = (0..64).map(|c| f64::from(c) * 0.5 - 3.0).collect();
+        on_every_backend(
+            || par![par_sum![v * x[c as usize] | (c, v) <- m.row(i)] | i <- 0..m.len()],
+        );
+    }
+}
+
+#[test]
 fn nested_reductions_reduce_by_key_across_tiles() {
     for &n in SIZES {
         // Rows shorter than, as long as and longer than a work-group, with empty rows: groups

@@ -696,9 +696,10 @@ impl KernelWriter<'_> {
                 body.line(format!("{t} pc_head = pc_tail;"));
                 body.line("pc_u64 pc_head_group = 0;");
                 body.line("pc_bool pc_has_head = 0;");
-                // Its work-items search for their first parents: merging them (as a filtering
-                // level does) made no difference beyond this machine's noise on PoCL, and would
-                // add a third barrier to a kernel that has two.
+                // Its work-items' first parents come from a merge with the tile's offsets (as a
+                // filtering level's do) when the tile spans a few work-groups' worth of parents,
+                // else from a search each: once a run's positions became a tight loop, the
+                // searches were a sixth of the sparse matrix × vector's level kernel on PoCL.
                 // The positions go by runs, each the part of one parent among them: the step to
                 // the next parent, the parent's inputs and the change of group are decided once
                 // per run, and a run's positions are a loop of the body and the operator alone
@@ -722,11 +723,10 @@ impl KernelWriter<'_> {
                 run.line("  }");
                 run.line("}");
                 run.line("if (pc_fresh) pc_group = pc_g;");
-                run.line("for (pc_u32 pc_q = 0; pc_q < pc_run; pc_q++, pc_j++, pc_i++) {");
                 body.append(run);
-                let mut item = Body::new(4);
-                item.line(format!("{t} pc_acc = pc_r{r}_identity(pc_fault, pc_caps);"));
-                item
+                // The run's positions (the loop is opened after its first position's copy of
+                // the body, below).
+                Body::new(4)
             }
             (None, Some(r)) => {
                 // Every work-item reaches the tile's reduction (it has barriers): none returns.
@@ -782,67 +782,83 @@ impl KernelWriter<'_> {
             work.line("pc_u64 pc_p = pc_fanout ? pc_parent_of_regular(pc_j, pc_fanout) : pc_segment_in(pc_offsets, pc_span[0], pc_span[1], pc_j);");
             work.line("pc_u64 pc_i = pc_j - (pc_fanout ? pc_p * pc_fanout : pc_offsets[pc_p]);");
         }
-        if !compacting || coarse {
-            work.line("pc_bool pc_pass = 0;");
-        }
-        work.line("do {");
-        let mut inner = work.nested();
-        // (A nested reduction's level loaded its parent's inputs once per run.)
-        if !root && !coarse_reduce {
-            self.load_inputs(inputs, "pc_p", &mut inner);
-        }
-        self.qualifiers(plan, &level.before, &mut inner);
-        let generator = level.device_generator();
-        let element = self.ew.generator_element(generator, "pc_i", self.root_range, &mut inner);
-        self.bind_slot(&plan.slots[level.generator.context], &element, generator.class, &mut inner);
-        self.qualifiers(plan, &level.after, &mut inner);
-        inner.line("pc_pass = 1;");
-        match head {
-            _ if coarse && compacting => {
-                // Held in both phases: phase 0 stages them when the work-group keeps few.
-                for (k, (_, var, _)) in held.iter().enumerate() {
-                    let value = if var.is_empty() {
-                        self.ew.expr(device(&plan.head), &mut inner)
-                    } else {
-                        var.clone()
-                    };
-                    inner.line(format!("pc_keep{k}[pc_kept] = {value};"));
+        // A nested reduction's level writes the body twice: for a run's first position when it
+        // starts a group (its value starts the group's), and in the loop over the rest, which
+        // then only applies the operator.
+        let copies = if coarse_reduce { 2 } else { 1 };
+        let mut first_copy = None;
+        for copy in 0..copies {
+            let mut block = work.nested();
+            {
+                let work = &mut block;
+                if let (Some(r), true) = (segmented, coarse_reduce) {
+                    let t = ty(self.reductions[r as usize].acc);
+                    work.line(format!("{t} pc_acc = pc_r{r}_identity(pc_fault, pc_caps);"));
                 }
-                if nested {
-                    inner.line(format!("pc_keep_group[pc_kept] = {group};"));
+                if !compacting || coarse {
+                    work.line("pc_bool pc_pass = 0;");
+                }
+                work.line("do {");
+                let mut inner = work.nested();
+                // (A nested reduction's level loaded its parent's inputs once per run.)
+                if !root && !coarse_reduce {
+                    self.load_inputs(inputs, "pc_p", &mut inner);
+                }
+                self.qualifiers(plan, &level.before, &mut inner);
+                let generator = level.device_generator();
+                let element =
+                    self.ew.generator_element(generator, "pc_i", self.root_range, &mut inner);
+                self.bind_slot(
+                    &plan.slots[level.generator.context],
+                    &element,
+                    generator.class,
+                    &mut inner,
+                );
+                self.qualifiers(plan, &level.after, &mut inner);
+                inner.line("pc_pass = 1;");
+                match head {
+                    _ if coarse && compacting => {
+                        // Held in both phases: phase 0 stages them when the work-group keeps few.
+                        for (k, (_, var, _)) in held.iter().enumerate() {
+                            let value = if var.is_empty() {
+                                self.ew.expr(device(&plan.head), &mut inner)
+                            } else {
+                                var.clone()
+                            };
+                            inner.line(format!("pc_keep{k}[pc_kept] = {value};"));
+                        }
+                        if nested {
+                            inner.line(format!("pc_keep_group[pc_kept] = {group};"));
+                        }
+                    }
+                    _ if compacting => {
+                        for (k, (_, var, _)) in held.iter().enumerate() {
+                            let value = if var.is_empty() {
+                                self.ew.expr(device(&plan.head), &mut inner)
+                            } else {
+                                var.clone()
+                            };
+                            inner.line(format!("pc_keep{k} = {value};"));
+                        }
+                    }
+                    None => {
+                        for &v in outputs {
+                            let n = self.ew.var_name(v);
+                            let c = self.ew.var_class(v);
+                            inner.line(format!(
+                                "{}(pc_out_{n}, pc_out_cap, pc_t, {n});",
+                                types::store(c)
+                            ));
+                        }
+                    }
+                    Some(delivery) => self.deliver(plan, delivery, &mut inner),
                 }
             }
-            _ if compacting => {
-                for (k, (_, var, _)) in held.iter().enumerate() {
-                    let value = if var.is_empty() {
-                        self.ew.expr(device(&plan.head), &mut inner)
-                    } else {
-                        var.clone()
-                    };
-                    inner.line(format!("pc_keep{k} = {value};"));
-                }
-            }
-            None => {
-                for &v in outputs {
-                    let n = self.ew.var_name(v);
-                    let c = self.ew.var_class(v);
-                    inner.line(format!("{}(pc_out_{n}, pc_out_cap, pc_t, {n});", types::store(c)));
-                }
-            }
-            Some(delivery) => self.deliver(plan, delivery, &mut inner),
         }
-        work.append(inner);
-        work.line("} while (0);");
         match head {
             Some(Delivery::Reduce(_)) => {}
             Some(Delivery::Segmented(r)) if coarse_reduce => {
-                // The run's first position starts its group when the run does.
-                work.line("if (pc_fresh) {");
-                work.line("  pc_tail = pc_acc;");
-                work.line("  pc_fresh = 0;");
-                work.line("} else {");
-                work.line(format!("  pc_tail = pc_r{r}_op(pc_fault, pc_caps, pc_tail, pc_acc);"));
-                work.line("}");
+                work.line(format!("pc_tail = pc_r{r}_op(pc_fault, pc_caps, pc_tail, pc_acc);"));
             }
             Some(Delivery::Segmented(_)) => work.line(format!("pc_group = {group};")),
             _ if compacting => {}
@@ -868,6 +884,13 @@ impl KernelWriter<'_> {
                 body.line(format!("  if (PC_SCAN_TOTAL(pc_ranks) <= {staged}) {{"));
                 let mut stage = body.nested().nested();
                 stage.line(format!("pc_u64 pc_to = (pc_u64)PC_GROUP_ID() * {staged} + pc_rank;"));
+                work.append(inner);
+                work.line("} while (0);");
+            }
+            if copy + 1 < copies {
+                first_copy = Some(block);
+            } else {
+                work.append(block);
                 stage.line("for (pc_u32 pc_m = 0; pc_m < pc_kept; pc_m++) {");
                 for (k, &(_, _, c)) in held.iter().enumerate() {
                     stage.line(format!(
@@ -979,6 +1002,16 @@ impl KernelWriter<'_> {
             (_, _, Some(r)) => {
                 body.append(work);
                 body.line("}");
+                // A run that starts a group: its first position's value starts it.
+                body.line("    pc_u32 pc_q = 0;");
+                body.line("    if (pc_fresh) {");
+                body.append(first_copy.take().expect("a nested reduction's level has two copies"));
+                body.line("      pc_tail = pc_acc;");
+                body.line("      pc_q = 1u;");
+                body.line("      pc_j++;");
+                body.line("      pc_i++;");
+                body.line("    }");
+                body.line("    for (; pc_q < pc_run; pc_q++, pc_j++, pc_i++) {");
                 // The tile's results and summary (reduce.cl's _segtile): `pc_out` and
                 // `pc_out_group` hold two entries per work-group.
                 body.line("pc_u64 pc_first = PC_GROUP_ID() * PC_WG;");
@@ -1201,7 +1234,7 @@ fn coarse_runs(body: &mut Body) -> Body {
     body.line("if (pc_t < pc_count && !PC_FAULTED(pc_fault)) {");
     let mut items = body.nested();
     items.line("pc_u64 pc_j = pc_j0 + pc_t;");
-    items.line("pc_u64 pc_p = pc_fanout ? pc_parent_of_regular(pc_j, pc_fanout) : pc_segment_in(pc_offsets, pc_span[0], pc_span[1], pc_j);");
+    items.line("pc_u64 pc_p = pc_fanout ? pc_parent_of_regular(pc_j, pc_fanout) : pc_merged ? pc_firsts[PC_LOCAL_ID()] : pc_segment_in(pc_offsets, pc_span[0], pc_span[1], pc_j);");
     items.line("pc_u64 pc_i = pc_j - (pc_fanout ? pc_p * pc_fanout : pc_offsets[pc_p]);");
     items.line("pc_u32 pc_items = pc_count - pc_t < PC_LEVEL_ITEMS ? (pc_u32)(pc_count - pc_t) : PC_LEVEL_ITEMS;");
     // Each run but the first starts where the previous parent's children end: at the next
@@ -1237,6 +1270,9 @@ fn coarse_items(body: &mut Body, merge: bool) -> Body {
         body.line("pc_bool pc_merged = (pc_bool)(!pc_fanout && pc_tile0 < pc_count && pc_span[1] - pc_span[0] < 4u * PC_WG);");
         body.line(
             "if (pc_merged) pc_first_parents(pc_offsets, pc_span, pc_j0 + pc_tile0, pc_firsts);",
+    body.line("PC_LOCAL_ARRAY(pc_u64, pc_firsts, PC_WG);");
+    body.line("pc_bool pc_merged = (pc_bool)(!pc_fanout && pc_tile0 < pc_count && pc_span[1] - pc_span[0] < 4u * PC_WG);");
+    body.line("if (pc_merged) pc_first_parents(pc_offsets, pc_span, pc_j0 + pc_tile0, pc_firsts);");
         );
     }
     body.line("pc_u64 pc_t = pc_tile0 + (pc_u64)PC_LOCAL_ID() * PC_LEVEL_ITEMS;");
