@@ -157,10 +157,10 @@ fn upload<T: DeviceType>(backend: Backend, values: &[T]) -> Option<Resident> {
     let bytes = match T::as_column(values) {
         Some(raw) => raw,
         None => {
-            converted = crate::gpu::host_data::column_of(None, &layout, values.len(), |i, w| {
+            converted = crate::gpu::host_data::converted_column(&layout, values.len(), |i, w| {
                 values[i].write(w)
             });
-            converted.bytes()
+            &converted
         }
     };
     Resident::upload(backend, bytes, layout, values.len()).ok()

@@ -187,6 +187,12 @@ impl<T> Jagged<T> {
         &self.values
     }
 
+    /// The values, as the vector holding them (a sized value, which a trait object can point
+    /// at).
+    pub(crate) fn values_vec(&self) -> &Vec<T> {
+        &self.values
+    }
+
     /// The rows in order.
     pub fn iter(&self) -> Rows<'_, T> {
         Rows { jagged: self, next: 0, end: self.len() }

@@ -172,6 +172,21 @@ pub trait Queue: Send {
         out: *mut u8,
         len: usize,
     ) -> Result<(), DeviceError>;
+    /// Lets `fill` write `len` bytes of `buffer` at `offset` where they lie, when the host
+    /// writes the device's memory directly (a CPU device's memory is the host's): `fill` gets
+    /// a pointer valid for writes of `len` bytes during the call, and what it writes is there
+    /// for everything queued after. Returns `Ok(false)` without calling `fill` where the device
+    /// has no such view (the caller then copies the bytes in from memory of its own).
+    fn fill_in_place(
+        &self,
+        buffer: &Buffer,
+        offset: usize,
+        len: usize,
+        fill: &mut dyn FnMut(*mut u8),
+    ) -> Result<bool, DeviceError> {
+        let _ = (buffer, offset, len, fill);
+        Ok(false)
+    }
     /// Queues setting `len` bytes of `buffer` at `offset` to zero (no copy from the host).
     fn zero(&self, buffer: &Buffer, offset: usize, len: usize) -> Result<(), DeviceError>;
     /// Queues a copy of `len` bytes within the device, from `src` at `src_offset` to `dst` at

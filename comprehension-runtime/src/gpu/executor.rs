@@ -26,11 +26,11 @@
 use super::arena::{Mem, Scratch};
 use super::device::{Arg, Buffer, Device, DeviceError, Queue};
 use super::fault::{self, Fault};
-use super::host_data::{column_of, ColumnBytes, DynJagged, HostData};
+use super::host_data::{column_of, ColumnBytes, DynJagged, HostData, Upload};
 use super::plan::{ClassId, Comp, DevicePlan, Level, ReduceKind, RootKind, Terminal};
 use super::program::{reduce_items, Built, GROUP, LBS_ITEMS, LEVEL_ITEMS, TILE};
 use super::resident::Resident;
-use super::types::{columns_par, Prim};
+use super::types::{columns_par_at, Prim};
 use super::types::{ColumnLayout, ColumnWriter, TypeDesc};
 use super::DeviceFailure;
 use crate::backend::Backend;
@@ -384,6 +384,33 @@ impl<'c> Session<'c> {
     /// Each destination must be valid for writes of its length, and untouched by anything else
     /// until this returns.
     unsafe fn fetch(
+    /// Puts a collection's column into `mem` at `offset`: its bytes copied in without waiting;
+    /// values converted on the host's cores where the device's memory lies when the device
+    /// lets the host write it (a CPU device's: no copy), else into memory of the session's,
+    /// copied in without waiting.
+    fn put_column(
+        &mut self,
+        mem: &Mem<'c>,
+        offset: usize,
+        column: Upload<'c>,
+    ) -> Result<(), DeviceFailure> {
+        let (len, convert) = match column {
+            Upload::Bytes(bytes) => return self.copy_in(mem, offset, bytes),
+            Upload::Convert(len, convert) => (len, convert),
+        };
+        // `Upload::Convert`'s promise holds for both: `fill_in_place` hands out `len` writable
+        // bytes that nothing else touches during the call, and so does the vector.
+        if self.queue.fill_in_place(&mem.buf, offset, len, &mut |at| convert(at))? {
+            self.stats.bytes_converted += len as u64;
+            self.stats.copies_in += 1;
+            self.stats.bytes_in += len as u64;
+            return Ok(());
+        }
+        let mut bytes = vec![0u8; len];
+        convert(bytes.as_mut_ptr());
+        self.copy_in(mem, offset, ColumnBytes::Converted(bytes))
+    }
+
         &mut self,
         parts: &[(&Buffer, usize, *mut u8, usize)],
     ) -> Result<(), DeviceFailure> {
@@ -492,7 +519,7 @@ impl<'c> Session<'c> {
         let mut header = vec![0u64; 4 * captures.len()];
         let mut at = 32 * captures.len();
         let mut scalars: Vec<(usize, Vec<u8>)> = Vec::new();
-        let mut columns: Vec<(usize, ColumnBytes<'c>)> = Vec::new();
+        let mut columns: Vec<(usize, Upload<'c>)> = Vec::new();
         let mut on_device: Vec<(usize, &'c Resident)> = Vec::new();
         for (k, &capture) in captures.iter().enumerate() {
             at = at.next_multiple_of(8);
@@ -515,9 +542,11 @@ impl<'c> Session<'c> {
                         // Already on the device: copied within it, not from the host.
                         Some(resident) => on_device.push((at, resident)),
                         None => {
-                            let bytes =
-                                column_of(s.column_bytes(), &layout, len, |i, w| s.value(i, w));
-                            columns.push((at, bytes));
+                            let column =
+                                column_of(s.column_bytes(), &layout, len, move |range, w| {
+                                    s.write_at(range, w)
+                                });
+                            columns.push((at, column));
                         }
                     }
                     at += layout.bytes;
@@ -558,7 +587,7 @@ impl<'c> Session<'c> {
                                     )
                                 }
                             };
-                            columns.push((offsets_at, offsets));
+                            columns.push((offsets_at, Upload::Bytes(offsets)));
                         }
                     }
                 }
@@ -584,8 +613,8 @@ impl<'c> Session<'c> {
             self.copy_in(&mem, 0, ColumnBytes::Converted(head))?;
             // The header is bookkeeping, not the user's data converted.
             self.stats.bytes_converted -= converted as u64;
-            for (offset, bytes) in columns {
-                self.copy_in(&mem, offset, bytes)?;
+            for (offset, column) in columns {
+                self.put_column(&mem, offset, column)?;
             }
             for (offset, resident) in on_device {
                 let len = resident.layout.bytes;
@@ -624,9 +653,13 @@ impl<'c> Session<'c> {
                     // Already in the device's memory: read there, nothing copied.
                     Some(resident) => self.root = Some(Held::Resident(&resident.buffer)),
                     None => {
-                        let bytes = column_of(e.column_bytes(), &layout, len, |i, w| e.value(i, w));
+                        let column = column_of(e.column_bytes(), &layout, len, move |range, w| {
+                            for i in range {
+                                e.value(i, w.at(i));
+                            }
+                        });
                         let mem = self.alloc(layout.bytes as u64)?;
-                        self.copy_in(&mem, 0, bytes)?;
+                        self.put_column(&mem, 0, column)?;
                         self.root = Some(Held::Own(mem));
                     }
                 }
@@ -1515,20 +1548,35 @@ pub(crate) fn launch_search(
 
 /// The values of an array of rows as one column: its own memory when it already is one,
 /// else split into columns on the host's cores, row by row.
-fn jagged_values<'a>(j: &'a dyn DynJagged, layout: &ColumnLayout) -> ColumnBytes<'a> {
+fn jagged_values<'a>(j: &'a dyn DynJagged, layout: &ColumnLayout) -> Upload<'a> {
     if let Some(raw) = j.column_bytes() {
-        return ColumnBytes::Borrowed(raw);
+        return Upload::Bytes(ColumnBytes::Borrowed(raw));
     }
-    let mut starts = Vec::with_capacity(j.rows() + 1);
-    j.offsets(&mut starts);
-    let rows = j.rows();
-    const ROWS: usize = 1 << 10;
-    ColumnBytes::Converted(columns_par(layout, rows.div_ceil(ROWS), |piece, writer| {
-        let first = piece * ROWS;
-        for (row, &start) in starts.iter().enumerate().take((first + ROWS).min(rows)).skip(first) {
-            j.write_row(row, start as usize, writer);
-        }
-    }))
+    if let Some(flat) = j.flat() {
+        return column_of(None, layout, flat.len(), move |range, w| flat.write_at(range, w));
+    }
+    let layout = layout.clone();
+    Upload::Convert(
+        layout.bytes,
+        Box::new(move |at| {
+            let mut starts = Vec::with_capacity(j.rows() + 1);
+            j.offsets(&mut starts);
+            let rows = j.rows();
+            const ROWS: usize = 1 << 10;
+            // SAFETY: `Upload::Convert`'s promise: `at` is valid for writes of the layout's
+            // bytes, and nothing else touches them; each piece writes rows of its own.
+            unsafe {
+                columns_par_at(at, layout.bytes, &layout, rows.div_ceil(ROWS), |piece, writer| {
+                    let first = piece * ROWS;
+                    for (row, &start) in
+                        starts.iter().enumerate().take((first + ROWS).min(rows)).skip(first)
+                    {
+                        j.write_row(row, start as usize, writer);
+                    }
+                })
+            }
+        }),
+    )
 }
 
 /// Positions a chunk holds: `PARCOMP_DEVICE_CHUNK` when set, else what a quarter of the

@@ -4,7 +4,9 @@
 //! nothing, and the engine later asks each one for its columns.
 
 use super::resident::Resident;
-use super::types::{columns_par, ColumnLayout, ColumnWriter, DeviceType, TypeDesc, PIECE};
+use super::types::{
+    columns_par, columns_par_at, ColumnLayout, ColumnWriter, DeviceType, TypeDesc, PIECE,
+};
 use crate::backend::Backend;
 use crate::jagged::Jagged;
 use crate::source::{Integer, Source};
@@ -75,6 +77,13 @@ pub trait DynSlice: Sync {
             self.value(i, out.at(k));
         }
     }
+    /// Writes elements `range` into the columns at the same positions: one call per piece of
+    /// a conversion, the loop over its elements compiled for the element type.
+    fn write_at(&self, range: Range<usize>, out: &mut ColumnWriter<'_>) {
+        for i in range {
+            self.value(i, out.at(i));
+        }
+    }
     /// Writes element `index` as the writer's current value.
     fn value(&self, index: usize, out: &mut ColumnWriter<'_>);
     /// The elements' bytes in memory, when they already are their device column (one
@@ -96,6 +105,12 @@ impl<T: DeviceType> DynSlice for [T] {
     fn len(&self) -> usize {
         <[T]>::len(self)
     }
+    fn write_at(&self, range: Range<usize>, out: &mut ColumnWriter<'_>) {
+        let start = range.start;
+        for (k, v) in self[range].iter().enumerate() {
+            DeviceType::write(v, out.at(start + k));
+        }
+    }
     fn value(&self, index: usize, out: &mut ColumnWriter<'_>) {
         DeviceType::write(&self[index], out)
     }
@@ -110,6 +125,9 @@ impl<T: DeviceType> DynSlice for Vec<T> {
     }
     fn len(&self) -> usize {
         Vec::len(self)
+    }
+    fn write_at(&self, range: Range<usize>, out: &mut ColumnWriter<'_>) {
+        DynSlice::write_at(self.as_slice(), range, out)
     }
     fn value(&self, index: usize, out: &mut ColumnWriter<'_>) {
         DynSlice::value(self.as_slice(), index, out)
@@ -140,6 +158,9 @@ impl<S: DynSlice + ?Sized> DynSlice for &S {
     }
     fn len(&self) -> usize {
         (**self).len()
+    }
+    fn write_at(&self, range: Range<usize>, out: &mut ColumnWriter<'_>) {
+        (**self).write_at(range, out)
     }
     fn value(&self, index: usize, out: &mut ColumnWriter<'_>) {
         (**self).value(index, out)
@@ -179,22 +200,54 @@ impl ColumnBytes<'_> {
     }
 }
 
+/// A collection's device column on its way to the device: its own bytes, or its values,
+/// which the host converts where the device's memory is to be written.
+pub(crate) enum Upload<'a> {
+    /// The bytes, copied in.
+    Bytes(ColumnBytes<'a>),
+    /// `len` bytes of columns, which the function writes at the pointer it is given: valid
+    /// for writes of `len` bytes, untouched by anything else, until it returns.
+    Convert(usize, Box<dyn Fn(*mut u8) + Sync + 'a>),
+}
+
+/// The device column of `len` values laid out as `layout`, every value written by
+/// `value(i, writer)`, in parallel pieces, in memory of its own.
+pub(crate) fn converted_column(
+    layout: &ColumnLayout,
+    len: usize,
+    value: impl Fn(usize, &mut ColumnWriter<'_>) + Sync,
+) -> Vec<u8> {
+    columns_par(layout, len.div_ceil(PIECE), |piece, writer| {
+        for i in piece * PIECE..((piece + 1) * PIECE).min(len) {
+            value(i, writer.at(i));
+        }
+    })
+}
+
 /// The device column of `len` values laid out as `layout`: `raw` when given, else every value
-/// written by `value(i, writer)`, in parallel pieces.
+/// written by `values(range, writer)` (values `range` at their positions), in parallel pieces.
 pub(crate) fn column_of<'a>(
     raw: Option<&'a [u8]>,
     layout: &ColumnLayout,
     len: usize,
-    value: impl Fn(usize, &mut ColumnWriter<'_>) + Sync,
-) -> ColumnBytes<'a> {
+    values: impl Fn(Range<usize>, &mut ColumnWriter<'_>) + Sync + 'a,
+) -> Upload<'a> {
     if let Some(raw) = raw {
-        return ColumnBytes::Borrowed(raw);
+        return Upload::Bytes(ColumnBytes::Borrowed(raw));
     }
-    ColumnBytes::Converted(columns_par(layout, len.div_ceil(PIECE), |piece, writer| {
-        for i in piece * PIECE..((piece + 1) * PIECE).min(len) {
-            value(i, writer.at(i));
-        }
-    }))
+    let layout = layout.clone();
+    Upload::Convert(
+        layout.bytes,
+        Box::new(move |at| {
+            // SAFETY: `Upload::Convert`'s promise: `at` is valid for writes of the layout's
+            // bytes, and nothing else touches them; each piece writes values of its own.
+            unsafe {
+                columns_par_at(at, layout.bytes, &layout, len.div_ceil(PIECE), |piece, writer| {
+                    values(piece * PIECE..((piece + 1) * PIECE).min(len), writer)
+                })
+            }
+        }),
+    )
 }
 
 /// An array of rows of device values behind a reference.
@@ -228,6 +281,11 @@ pub trait DynJagged: Sync {
     }
     /// The offsets' bytes in memory, when they already are `u64`s as the device reads them.
     fn offset_bytes(&self) -> Option<&[u8]> {
+        None
+    }
+    /// Every value, row after row, as one slice, when they are stored so (a `Jagged`): their
+    /// column is then converted in pieces of values rather than of rows.
+    fn flat(&self) -> Option<&dyn DynSlice> {
         None
     }
     /// The values and the offsets already in `backend`'s device memory (a `DeviceJagged`).
@@ -278,6 +336,9 @@ impl<T: DeviceType> DynJagged for Jagged<T> {
     }
     fn offset_bytes(&self) -> Option<&[u8]> {
         usize_bytes(Jagged::offsets(self))
+    }
+    fn flat(&self) -> Option<&dyn DynSlice> {
+        Some(self.values_vec())
     }
 }
 
@@ -414,6 +475,9 @@ impl<S: DynJagged + ?Sized> DynJagged for &S {
     }
     fn offset_bytes(&self) -> Option<&[u8]> {
         (**self).offset_bytes()
+    }
+    fn flat(&self) -> Option<&dyn DynSlice> {
+        (**self).flat()
     }
     fn resident(&self, backend: Backend) -> Option<(&Resident, &Resident)> {
         (**self).resident(backend)

@@ -252,17 +252,35 @@ pub fn columns_par(
     pieces: usize,
     write: impl Fn(usize, &mut ColumnWriter<'_>) + Sync,
 ) -> Vec<u8> {
-    use rayon::prelude::*;
     let mut bytes = vec![0u8; layout.bytes];
-    let shared = SharedBytes(bytes.as_mut_ptr());
-    let total = bytes.len();
+    // SAFETY: `bytes` holds the layout's bytes, and nothing else touches them meanwhile.
+    unsafe { columns_par_at(bytes.as_mut_ptr(), bytes.len(), layout, pieces, write) };
+    bytes
+}
+
+/// [`columns_par`] writing the columns at `bytes` (`len` of them, at least the layout's), such
+/// as a device buffer's bytes mapped into the host's memory.
+///
+/// # Safety
+///
+/// `bytes..bytes + len` must be valid for writes, and untouched by anything else, until this
+/// returns.
+pub(crate) unsafe fn columns_par_at(
+    bytes: *mut u8,
+    len: usize,
+    layout: &ColumnLayout,
+    pieces: usize,
+    write: impl Fn(usize, &mut ColumnWriter<'_>) + Sync,
+) {
+    use rayon::prelude::*;
+    let shared = SharedBytes(bytes);
     (0..pieces).into_par_iter().for_each(|piece| {
-        // SAFETY: `bytes` outlives the parallel loop; the pieces write disjoint values (the
-        // caller's promise), so the writers' bytes are disjoint, and nothing else touches them.
-        let mut writer = unsafe { ColumnWriter::shared(shared.get(), total, layout) };
+        // SAFETY: the bytes are valid for writes until the parallel loop ends (the caller's
+        // promise); the pieces write disjoint values (the caller's promise), so the writers'
+        // bytes are disjoint, and nothing else touches them.
+        let mut writer = unsafe { ColumnWriter::shared(shared.get(), len, layout) };
         write(piece, &mut writer);
     });
-    bytes
 }
 
 /// Values `0..len` in pieces of a size worth a task each: the pieces of [`columns_par`].

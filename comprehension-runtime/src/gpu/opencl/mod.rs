@@ -15,10 +15,12 @@ use opencl3::device::{
     CL_DEVICE_TYPE_GPU,
 };
 use opencl3::kernel::Kernel;
-use opencl3::memory::{Buffer as ClBuffer, ClMem, CL_MEM_READ_WRITE};
+use opencl3::memory::{
+    Buffer as ClBuffer, ClMem, CL_MAP_WRITE_INVALIDATE_REGION, CL_MEM_READ_WRITE,
+};
 use opencl3::platform::get_platforms;
 use opencl3::program::Program as ClProgram;
-use opencl3::types::{cl_device_id, CL_BLOCKING, CL_NON_BLOCKING};
+use opencl3::types::{cl_device_id, cl_mem, CL_BLOCKING, CL_NON_BLOCKING};
 use std::any::Any;
 use std::collections::HashMap;
 use std::ffi::c_void;
@@ -390,6 +392,60 @@ impl Queue for ClQueue<'_> {
             .map(release)
         }
         .map_err(|e| api(DeviceErrorKind::Transfer, "clEnqueueReadBuffer", e))
+    }
+
+    fn fill_in_place(
+        &self,
+        buffer: &Buffer,
+        offset: usize,
+        len: usize,
+        fill: &mut dyn FnMut(*mut u8),
+    ) -> Result<bool, DeviceError> {
+        // A CPU device's buffers are host memory: a map hands out the buffer's own bytes, and
+        // writing them there saves a copy from memory of the caller's. (A GPU's map would be
+        // a staging copy of its own: no better than the caller's copy.)
+        if !self.device.info.is_cpu {
+            return Ok(false);
+        }
+        if len == 0 {
+            return Ok(true);
+        }
+        buffer.check_range(offset, len)?;
+        let mem = mem_of(buffer).0.get();
+        let mut mapped: cl_mem = ptr::null_mut();
+        // SAFETY: the range lies inside the buffer (checked). The map is blocking: it returns
+        // once everything queued before it ended, with `mapped` pointing at `len` bytes that
+        // the host may write until they are unmapped (below, before anything else is queued).
+        unsafe {
+            cl3::command_queue::enqueue_map_buffer(
+                self.queue().get(),
+                mem,
+                CL_BLOCKING,
+                CL_MAP_WRITE_INVALIDATE_REGION,
+                offset,
+                len,
+                &mut mapped,
+                0,
+                ptr::null(),
+            )
+            .map(release)
+        }
+        .map_err(|e| api(DeviceErrorKind::Transfer, "clEnqueueMapBuffer", e))?;
+        fill(mapped.cast::<u8>());
+        // SAFETY: `mapped` is what the map above returned, unmapped once; the queue is in
+        // order, so what is queued after the unmap sees the bytes written.
+        unsafe {
+            cl3::command_queue::enqueue_unmap_mem_object(
+                self.queue().get(),
+                mem,
+                mapped,
+                0,
+                ptr::null(),
+            )
+            .map(release)
+        }
+        .map_err(|e| api(DeviceErrorKind::Transfer, "clEnqueueUnmapMemObject", e))?;
+        Ok(true)
     }
 
     fn zero(&self, buffer: &Buffer, offset: usize, len: usize) -> Result<(), DeviceError> {
