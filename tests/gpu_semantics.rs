@@ -204,6 +204,25 @@ fn an_index_out_of_bounds_is_rusts_panic_with_the_index_and_the_length() {
 }
 
 #[test]
+fn a_row_past_the_end_of_the_rows_is_a_panic_where_the_rows_offsets_are_the_levels() {
+    // The range's elements are the rows' indices, and the inner level's offsets are the rows'
+    // own only while every row exists: one past the end is Rust's panic, not a read past them.
+    let m = parcomp::Jagged::from(vec![vec![(0u32, 1.0f64)], vec![], vec![(1, 2.0), (0, 3.0)]]);
+    let x = vec![1.0f64, 2.0];
+    for (backend, message) in device_panics(|| {
+        drop(par![par_sum![v * x[c as usize] | (c, v) <- m.row(i)] | i <- 0..m.len() + 1])
+    }) {
+        assert_fault(backend, &message, "index out of bounds", "par![par_sum![v * x[c as usize]");
+    }
+    assert_eq!(
+        on_every_backend(
+            || par![par_sum![v * x[c as usize] | (c, v) <- m.row(i)] | i <- 0..m.len()]
+        ),
+        vec![1.0, 0.0, 7.0]
+    );
+}
+
+#[test]
 fn float_to_int_casts_saturate_and_map_nan_to_zero() {
     let values: Vec<f64> = vec![
         f64::NAN,

@@ -168,6 +168,9 @@ enum Parents<'p, 'c> {
         columns: &'p [(u32, Column<'c>)],
         group: Option<&'p Mem<'c>>,
         whole: Option<u64>,
+        /// When the contexts are the first generator's positions `first..first + count` (a
+        /// top-level comprehension's first level, without a filter): `Some(first)`.
+        first: Option<u64>,
     },
 }
 
@@ -279,6 +282,10 @@ pub(crate) struct Session<'c> {
     pub(crate) plan: &'static DevicePlan,
     pub(crate) site: &'static Site,
     pub(crate) types: Vec<TypeDesc>,
+    /// Where each captured array of rows keeps its offsets in the captures' buffer, its number
+    /// of rows, and its offsets on the host as the device reads them (`None` for other
+    /// captures, and for rows whose offsets the host does not hold as `u64`s).
+    row_offsets: Vec<Option<(usize, usize, &'c [u8])>>,
     /// The text of every fault site: the comprehension's, then its `#[par_fn]`s'.
     pub(crate) faults: Vec<String>,
     pub(crate) backend: Backend,
@@ -316,6 +323,7 @@ impl<'c> Session<'c> {
         Ok(Session {
             queue,
             hold: Vec::new(),
+            row_offsets: Vec::new(),
             scratch,
             program,
             generic,
@@ -376,14 +384,6 @@ impl<'c> Session<'c> {
         Ok(())
     }
 
-    /// Copies bytes of buffers to the host (`(buffer, offset, destination, length)` each) and
-    /// the fault word, waiting once; raises a recorded fault as Rust's panic.
-    ///
-    /// # Safety
-    ///
-    /// Each destination must be valid for writes of its length, and untouched by anything else
-    /// until this returns.
-    unsafe fn fetch(
     /// Puts a collection's column into `mem` at `offset`: its bytes copied in without waiting;
     /// values converted on the host's cores where the device's memory lies when the device
     /// lets the host write it (a CPU device's: no copy), else into memory of the session's,
@@ -411,6 +411,14 @@ impl<'c> Session<'c> {
         self.copy_in(mem, offset, ColumnBytes::Converted(bytes))
     }
 
+    /// Copies bytes of buffers to the host (`(buffer, offset, destination, length)` each) and
+    /// the fault word, waiting once; raises a recorded fault as Rust's panic.
+    ///
+    /// # Safety
+    ///
+    /// Each destination must be valid for writes of its length, and untouched by anything else
+    /// until this returns.
+    unsafe fn fetch(
         &mut self,
         parts: &[(&Buffer, usize, *mut u8, usize)],
     ) -> Result<(), DeviceFailure> {
@@ -566,6 +574,10 @@ impl<'c> Session<'c> {
                     header[4 * k + 2] = at as u64;
                     let offsets_at = at;
                     at += (j.rows() + 1) * 8;
+                    if self.row_offsets.len() <= k {
+                        self.row_offsets.resize(k + 1, None);
+                    }
+                    self.row_offsets[k] = j.offset_bytes().map(|host| (offsets_at, j.rows(), host));
                     let resident = j
                         .resident(self.backend)
                         .filter(|(v, o)| v.layout == layout && o.layout == offsets_layout);
@@ -737,6 +749,40 @@ impl<'c> Session<'c> {
         Ok((offsets, total))
     }
 
+    /// The children's offsets and their total for a level whose generator is the row of
+    /// captured rows that the first generator's element selects (`Level::rows_of`), when its
+    /// parents are that generator's positions from 0, an integer range from 0 (the elements are
+    /// the rows' indices) within the rows: the rows' own offsets, copied within the device, and
+    /// the total read from the host's, with no size kernel, scan or wait. `None` otherwise:
+    /// the size kernel and the scan compute them (and fault for a row past the end).
+    fn row_offsets(
+        &mut self,
+        level: &Level,
+        parents: &Parents<'_, 'c>,
+    ) -> Result<Option<(Mem<'c>, u64)>, DeviceFailure> {
+        let (Some(k), Parents::Rows { count, first: Some(0), .. }) = (level.rows_of, parents)
+        else {
+            return Ok(None);
+        };
+        let Some(&Some((at, rows, host))) = self.row_offsets.get(k as usize) else {
+            return Ok(None);
+        };
+        if self.root_start != 0 || self.plan.root == RootKind::Elements || *count > rows as u64 {
+            return Ok(None);
+        }
+        let entries = *count as usize + 1;
+        let Some(total) = host.get(8 * (entries - 1)..8 * entries) else {
+            return Ok(None);
+        };
+        let total = u64::from_le_bytes(total.try_into().expect("8 bytes"));
+        let offsets = self.alloc(entries as u64 * 8)?;
+        let caps = &self.caps.as_ref().expect("uploaded").buf;
+        self.queue.copy(caps, at, &offsets.buf, 0, entries * 8)?;
+        // A copy within the device: read once and written once there.
+        self.count_dram("the rows' offsets", 16 * entries as u64);
+        Ok(Some((offsets, total)))
+    }
+
     /// Bytes per value of class `class` (all its components).
     fn class_bytes(&self, class: ClassId) -> u64 {
         self.types[class as usize].leaves().iter().map(|l| l.size() as u64).sum()
@@ -817,6 +863,8 @@ impl<'c> Session<'c> {
                         w.checked_mul(fanout).unwrap_or_else(|| self.site.size_overflow())
                     });
                     (total, fanout, None, *count, whole)
+                } else if let Some((offsets, total)) = self.row_offsets(level, parents)? {
+                    (total, 0, Some(offsets), *count, None)
                 } else {
                     let sizes = self.sizes(level, *count, *cap, columns)?;
                     let (offsets, total) = self.scan(&sizes, *count)?;
@@ -1053,6 +1101,8 @@ impl<'c> Session<'c> {
                         columns: &outputs,
                         group: out_group.as_ref(),
                         whole: if level.filters { None } else { whole },
+                        first: (k == 0 && matches!(parents, Parents::Root) && !level.filters)
+                            .then_some(j0),
                     };
                     if last {
                         self.nested_and_head(comp, &children, sink)?;
@@ -1400,7 +1450,7 @@ impl<'c> Session<'c> {
         rows: &Parents<'_, 'c>,
         sink: &mut Sink<'_, 'c>,
     ) -> Result<(), DeviceFailure> {
-        let Parents::Rows { count, cap, columns, group, .. } = rows else {
+        let Parents::Rows { count, cap, columns, group, first, .. } = rows else {
             unreachable!("nested comprehensions run on stored contexts")
         };
         if *count == 0 {
@@ -1408,7 +1458,14 @@ impl<'c> Session<'c> {
         }
         // Every nested comprehension runs on the same contexts, each its own group: its first
         // level takes a position's parent index for its group, and reads no group column.
-        let inner = Parents::Rows { count: *count, cap: *cap, columns, group: None, whole: None };
+        let inner = Parents::Rows {
+            count: *count,
+            cap: *cap,
+            columns,
+            group: None,
+            whole: None,
+            first: *first,
+        };
         if let Terminal::Rows = comp.terminal {
             // The head is the nested `par!`: its values, grouped by context, are the rows.
             let (Sink::Top(top), [nested]) = (sink, comp.nested) else {

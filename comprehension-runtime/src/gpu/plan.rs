@@ -111,6 +111,13 @@ pub struct Level {
     /// The class of the elements the generator reads from captured memory, one per position
     /// (a captured slice, a row of captured rows): counted in the traffic model.
     pub reads: Option<ClassId>,
+    /// `Some(k)` when the level is the first of a comprehension nested in the head of a
+    /// top-level one whose only generator is an integer range without a filter, and its
+    /// generator is the row of captured rows `k` that the range's element selects
+    /// (`par![par_sum![.. | (c, v) <- m.row(i)] | i <- 0..m.len()]`), with no qualifier before
+    /// it: where the range's elements are the rows' indices, the children's offsets are the
+    /// rows' own (no size kernel, no scan, no wait for the total).
+    pub rows_of: Option<u32>,
     /// The variables read from the parents' columns, in parameter order.
     pub inputs: &'static [u32],
     /// The variables written to the children's columns, in parameter order (empty for the last

@@ -90,6 +90,12 @@ pub struct LevelManifest {
     /// The class of the elements the generator reads from captured memory, one per position
     /// (a captured slice or a row of captured rows), for the runtime's traffic model.
     pub reads: Option<Class>,
+    /// When the level is the first of a comprehension nested in the head of a top-level one
+    /// whose only generator is an integer range without a filter, has no qualifier before its
+    /// generator, and the generator is the row of captured rows `k` selected by the range's
+    /// element (`m.row(i)`): `Some(k)`. The runtime then takes the children's offsets from
+    /// the rows' own where the range's elements are row indices.
+    pub rows_of: Option<u32>,
     /// Variables read from the parents.
     pub inputs: Vec<VarId>,
     /// Variables written for the children.
@@ -133,6 +139,7 @@ pub fn write(compiled: &Compiled, root_range: bool) -> Kernels {
         kernels: String::new(),
         reductions: Vec::new(),
         root_range,
+        root_parent: None,
     };
     let comp = w.comp(&compiled.plan, "pc", false, &[]);
     Kernels {
@@ -153,6 +160,9 @@ struct KernelWriter<'c> {
     kernels: String,
     reductions: Vec<ReductionManifest>,
     root_range: bool,
+    /// While writing a comprehension nested in the head of a top-level one whose only
+    /// generator is an integer range without a filter: the range's variable.
+    root_parent: Option<VarId>,
 }
 
 /// A generator and the qualifiers that follow it (and, for the first generator of a nested
@@ -235,6 +245,8 @@ fn device(e: &PlanExpr) -> &DExpr {
 impl KernelWriter<'_> {
     fn comp(&mut self, plan: &Plan, prefix: &str, nested: bool, inputs: &[VarId]) -> CompManifest {
         let levels = levels(plan);
+        // Only the comprehensions nested right in the top-level one read it.
+        let root_parent = if nested { self.root_parent.take() } else { None };
         let mut manifests = Vec::new();
         let last = levels.len() - 1;
         let delivery = self.delivery(plan, nested);
@@ -284,12 +296,23 @@ impl KernelWriter<'_> {
                 head_here.then_some(delivery),
             );
             let filters = level_filters(level);
+            let rows_of = match &level.device_generator().source {
+                DSource::Row { capture, row, .. }
+                    if k == 0
+                        && level.before.is_empty()
+                        && matches!(row.kind, DKind::Var(v) if Some(v) == root_parent) =>
+                {
+                    Some(capture.0)
+                }
+                _ => None,
+            };
             manifests.push(LevelManifest {
                 kernel: name,
                 size_kernel,
                 regular: matches!(level.generator.kind, StepKind::Product(_)),
                 filters,
                 reads: captured_elements(&level.device_generator().source),
+                rows_of,
                 inputs: level_inputs,
                 outputs,
             });
@@ -301,7 +324,24 @@ impl KernelWriter<'_> {
             plan_uses(&n.plan, &mut uses);
             let inputs: Vec<VarId> =
                 available.iter().copied().filter(|v| uses.contains(v)).collect();
+            // The nested comprehension's contexts are the range's elements, in order.
+            self.root_parent = match levels.as_slice() {
+                [root]
+                    if !nested
+                        && self.root_range
+                        && !level_filters(root)
+                        && root.device_generator().maps.is_empty()
+                        && matches!(root.device_generator().source, DSource::Root { .. }) =>
+                {
+                    match plan.slots[root.generator.context].vars.as_slice() {
+                        [v] => Some(*v),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
             let comp = self.comp(&n.plan, &format!("{prefix}_n{k}"), true, &inputs);
+            self.root_parent = None;
             nested_manifests.push(crate::back::kernel::NestedManifest {
                 comp,
                 result: n.var,
@@ -853,6 +893,13 @@ impl KernelWriter<'_> {
                     }
                     Some(delivery) => self.deliver(plan, delivery, &mut inner),
                 }
+                work.append(inner);
+                work.line("} while (0);");
+            }
+            if copy + 1 < copies {
+                first_copy = Some(block);
+            } else {
+                work.append(block);
             }
         }
         match head {
@@ -884,13 +931,6 @@ impl KernelWriter<'_> {
                 body.line(format!("  if (PC_SCAN_TOTAL(pc_ranks) <= {staged}) {{"));
                 let mut stage = body.nested().nested();
                 stage.line(format!("pc_u64 pc_to = (pc_u64)PC_GROUP_ID() * {staged} + pc_rank;"));
-                work.append(inner);
-                work.line("} while (0);");
-            }
-            if copy + 1 < copies {
-                first_copy = Some(block);
-            } else {
-                work.append(block);
                 stage.line("for (pc_u32 pc_m = 0; pc_m < pc_kept; pc_m++) {");
                 for (k, &(_, _, c)) in held.iter().enumerate() {
                     stage.line(format!(
@@ -962,6 +1002,16 @@ impl KernelWriter<'_> {
                 body.line("}");
             }
             (_, _, Some(r)) if coarse_reduce => {
+                // A run that starts a group: its first position's value starts it.
+                body.line("    pc_u32 pc_q = 0;");
+                body.line("    if (pc_fresh) {");
+                body.append(first_copy.take().expect("a nested reduction's level has two copies"));
+                body.line("      pc_tail = pc_acc;");
+                body.line("      pc_q = 1u;");
+                body.line("      pc_j++;");
+                body.line("      pc_i++;");
+                body.line("    }");
+                body.line("    for (; pc_q < pc_run; pc_q++, pc_j++, pc_i++) {");
                 // `work` is a run's loop body: close it, the loop over runs and the bounds check.
                 body.append(work);
                 body.line("    }");
@@ -1002,16 +1052,6 @@ impl KernelWriter<'_> {
             (_, _, Some(r)) => {
                 body.append(work);
                 body.line("}");
-                // A run that starts a group: its first position's value starts it.
-                body.line("    pc_u32 pc_q = 0;");
-                body.line("    if (pc_fresh) {");
-                body.append(first_copy.take().expect("a nested reduction's level has two copies"));
-                body.line("      pc_tail = pc_acc;");
-                body.line("      pc_q = 1u;");
-                body.line("      pc_j++;");
-                body.line("      pc_i++;");
-                body.line("    }");
-                body.line("    for (; pc_q < pc_run; pc_q++, pc_j++, pc_i++) {");
                 // The tile's results and summary (reduce.cl's _segtile): `pc_out` and
                 // `pc_out_group` hold two entries per work-group.
                 body.line("pc_u64 pc_first = PC_GROUP_ID() * PC_WG;");
@@ -1230,6 +1270,9 @@ fn stage_groups(held: usize) -> String {
 /// returns the run's body, in which the caller opens the loop over the run's positions.
 fn coarse_runs(body: &mut Body) -> Body {
     body.line("pc_u64 pc_tile0 = (pc_u64)PC_GROUP_ID() * PC_WG * PC_LEVEL_ITEMS;");
+    body.line("PC_LOCAL_ARRAY(pc_u64, pc_firsts, PC_WG);");
+    body.line("pc_bool pc_merged = (pc_bool)(!pc_fanout && pc_tile0 < pc_count && pc_span[1] - pc_span[0] < 4u * PC_WG);");
+    body.line("if (pc_merged) pc_first_parents(pc_offsets, pc_span, pc_j0 + pc_tile0, pc_firsts);");
     body.line("pc_u64 pc_t = pc_tile0 + (pc_u64)PC_LOCAL_ID() * PC_LEVEL_ITEMS;");
     body.line("if (pc_t < pc_count && !PC_FAULTED(pc_fault)) {");
     let mut items = body.nested();
@@ -1270,9 +1313,6 @@ fn coarse_items(body: &mut Body, merge: bool) -> Body {
         body.line("pc_bool pc_merged = (pc_bool)(!pc_fanout && pc_tile0 < pc_count && pc_span[1] - pc_span[0] < 4u * PC_WG);");
         body.line(
             "if (pc_merged) pc_first_parents(pc_offsets, pc_span, pc_j0 + pc_tile0, pc_firsts);",
-    body.line("PC_LOCAL_ARRAY(pc_u64, pc_firsts, PC_WG);");
-    body.line("pc_bool pc_merged = (pc_bool)(!pc_fanout && pc_tile0 < pc_count && pc_span[1] - pc_span[0] < 4u * PC_WG);");
-    body.line("if (pc_merged) pc_first_parents(pc_offsets, pc_span, pc_j0 + pc_tile0, pc_firsts);");
         );
     }
     body.line("pc_u64 pc_t = pc_tile0 + (pc_u64)PC_LOCAL_ID() * PC_LEVEL_ITEMS;");

@@ -197,6 +197,10 @@ fn comp(m: &CompManifest, gpu: &TokenStream) -> TokenStream {
             }
             None => quote! { None },
         };
+        let rows_of = match l.rows_of {
+            Some(k) => quote! { Some(#k) },
+            None => quote! { None },
+        };
         let inputs = l.inputs.iter().map(|v| v.0);
         let outputs = l.outputs.iter().map(|v| v.0);
         quote! {
@@ -206,6 +210,7 @@ fn comp(m: &CompManifest, gpu: &TokenStream) -> TokenStream {
                 regular: #regular,
                 filters: #filters,
                 reads: #reads,
+                rows_of: #rows_of,
                 inputs: &[#(#inputs),*],
                 outputs: &[#(#outputs),*],
             }
