@@ -184,6 +184,25 @@ fn division_by_zero_is_rusts_panic_naming_the_comprehension() {
             assert_fault(backend, &message, "attempt to divide by zero", "1000 / b");
         }
     }
+    // In the filter of a filtering level below the first generator, whose work-items test a
+    // row's positions with the filters alone after positions that kept none, and run them in
+    // full after positions that kept some: a zero after a long run that keeps nothing, and one
+    // right after a kept position.
+    for (zero, kept) in [(40_000, 7), (40_000, 39_999)] {
+        let values: Vec<i64> = (0..60_000i64)
+            .map(|i| match i {
+                _ if i == zero => 0,
+                _ if i == kept => 3,
+                _ => 5000 + i,
+            })
+            .collect();
+        let rows = parcomp::Jagged::from(vec![values[..100].to_vec(), values.clone()]);
+        for (backend, message) in device_panics(|| {
+            drop(par![(r, b) | r <- 0..rows.len(), b <- rows.row(r), 1000 / b > 1])
+        }) {
+            assert_fault(backend, &message, "attempt to divide by zero", "1000 / b > 1");
+        }
+    }
 }
 
 #[test]

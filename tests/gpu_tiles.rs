@@ -72,6 +72,25 @@ fn expansions_find_their_parents_across_tiles() {
 }
 
 #[test]
+fn filtering_levels_test_rows_alone_and_in_full() {
+    // A filtering level's work-item tests a row's positions with the filters alone after
+    // positions that kept none, and runs them in full after positions that kept some: rows
+    // that keep everything, rows that keep one position in 41 (at their end, their start, or
+    // not at all), and empty rows, in every order, across work-items and work-groups.
+    for &n in &[1u64, 31, 32, 33, 257, 8193] {
+        on_every_backend(|| par![(r, j) | r <- 0..n, j <- 0..r % 97, r % 3 == 0 || j % 41 == 40]);
+        on_every_backend(|| par![(r, j) | r <- 0..n, j <- 0..r % 45, r % 4 == 1 || j == 0]);
+        on_every_backend(|| par![(r, j) | r <- 0..n, j <- 0..r % 7, r % 5 == 2 && j > 0]);
+    }
+    // The Pythagorean triples: a position kept in a few thousand, rows of every length up to n.
+    for n in [20, 100, 300] {
+        on_every_backend(
+            || par![(x, y, z) | x <- 1..n, y <- x..n, z <- y..x + y, z < n, x * x + y * y == z * z],
+        );
+    }
+}
+
+#[test]
 fn filtering_levels_step_across_work_items_and_tiles() {
     // A filtering level below the first generator gives each work-item 32 consecutive positions
     // and a work-group 256 × 32: rows ending inside, at and after those, rows of one, runs of

@@ -790,7 +790,21 @@ impl KernelWriter<'_> {
                     body.line("pc_u64 pc_keep_group[PC_LEVEL_ITEMS];");
                 }
                 body.line("pc_u32 pc_kept = 0;");
-                coarse_items(&mut body, true)
+                // A row at a time: its parent's values loaded once, its positions in a loop
+                // of their own.
+                let mut loads = Body::new(0);
+                self.load_inputs(inputs, "pc_p", &mut loads);
+                // The filters alone first (no value held, nothing stored: a loop a compiler can
+                // vectorize), for a row's positions after a run of positions that kept none.
+                let mut probe = Body::new(0);
+                probe.line("pc_bool pc_pass = 0;");
+                probe.line("do {");
+                let mut test = probe.nested();
+                self.position(plan, level, "pc_ci", &mut test);
+                probe.append(test);
+                probe.line("} while (0);");
+                probe.line("pc_hits += pc_pass;");
+                coarse_rows(&mut body, loads, probe)
             }
             (None, None) if compacting => {
                 body.line("PC_LOCAL_ARRAY(pc_u32, pc_ranks, PC_SCAN_SCRATCH);");
@@ -840,22 +854,12 @@ impl KernelWriter<'_> {
                 }
                 work.line("do {");
                 let mut inner = work.nested();
-                // (A nested reduction's level loaded its parent's inputs once per run.)
-                if !root && !coarse_reduce {
+                // (A nested reduction's level loaded its parent's inputs once per run, a
+                // filtering level's row loop (coarse_rows) once per row.)
+                if !(root || coarse_reduce || (coarse && compacting)) {
                     self.load_inputs(inputs, "pc_p", &mut inner);
                 }
-                self.qualifiers(plan, &level.before, &mut inner);
-                let generator = level.device_generator();
-                let element =
-                    self.ew.generator_element(generator, "pc_i", self.root_range, &mut inner);
-                self.bind_slot(
-                    &plan.slots[level.generator.context],
-                    &element,
-                    generator.class,
-                    &mut inner,
-                );
-                self.qualifiers(plan, &level.after, &mut inner);
-                inner.line("pc_pass = 1;");
+                self.position(plan, level, "pc_i", &mut inner);
                 match head {
                     _ if coarse && compacting => {
                         // Held in both phases: phase 0 stages them when the work-group keeps few.
@@ -921,10 +925,9 @@ impl KernelWriter<'_> {
         match (reduce, tile, segmented) {
             (Some(r), Some(each), _) => self.reduce_tile_end(r, (each, work), &mut body),
             _ if coarse && compacting => {
-                // `work` is the loop's body: close the loop and the bounds check.
+                // `work` is the loop's body: close the loops and the bounds check.
                 body.append(work);
-                body.line("  }");
-                body.line("}");
+                close_coarse_rows(&mut body);
                 body.line("pc_u32 pc_rank = pc_group_scan_u32(pc_kept, pc_ranks);");
                 body.line("if (pc_phase == 0u) {");
                 body.line("  if (PC_LOCAL_ID() == PC_WG - 1u) pc_places[PC_GROUP_ID()] = (pc_u64)pc_rank + pc_kept;");
@@ -1069,6 +1072,18 @@ impl KernelWriter<'_> {
             level.generator.text.replace("*/", "* /"),
             body.text()
         );
+    }
+
+    /// One position of a level inside its `do { } while (0)`, the parent's values bound: the
+    /// qualifiers before the generator, its element (at index `index` of the row) bound, the
+    /// qualifiers after it, and `pc_pass` set when none rejected the position.
+    fn position(&mut self, plan: &Plan, level: &LevelSteps<'_>, index: &str, body: &mut Body) {
+        self.qualifiers(plan, &level.before, body);
+        let generator = level.device_generator();
+        let element = self.ew.generator_element(generator, index, self.root_range, body);
+        self.bind_slot(&plan.slots[level.generator.context], &element, generator.class, body);
+        self.qualifiers(plan, &level.after, body);
+        body.line("pc_pass = 1;");
     }
 
     /// Writes what the head delivers, inside the level's (or head kernel's) `do { } while (0)`.
@@ -1260,7 +1275,83 @@ fn stage_groups(held: usize) -> String {
     format!("((PC_GLOBAL pc_u64*)(pc_staging + {held}u * pc_staging_stride))")
 }
 
-/// Opens the loop of a work-item over its PC_LEVEL_ITEMS consecutive positions (a filtering or
+/// Opens the loops of a work-item over its PC_LEVEL_ITEMS consecutive positions in a filtering
+/// level below the first generator, inside `body`: one over the rows they fall in, whose parent
+/// is found once (the first by a merge or a search, the next by stepping, past empty rows by a
+/// search) and whose parent's values `loads` reads once, and in it one over the row's positions
+/// — as a loop over a row's children written by hand, where a single huge row is still shared
+/// by every work-item. Returns the body of one position, in which `pc_k`, `pc_p` and `pc_i` are
+/// the position's; the caller closes the loops and the bounds check with
+/// [`close_coarse_rows`] after appending the position's body.
+fn coarse_rows(body: &mut Body, loads: Body, probe: Body) -> Body {
+    body.line("pc_u64 pc_tile0 = (pc_u64)PC_GROUP_ID() * PC_WG * PC_LEVEL_ITEMS;");
+    body.line("PC_LOCAL_ARRAY(pc_u64, pc_firsts, PC_WG);");
+    body.line("pc_bool pc_merged = (pc_bool)(!pc_fanout && pc_tile0 < pc_count && pc_span[1] - pc_span[0] < 4u * PC_WG);");
+    body.line("if (pc_merged) pc_first_parents(pc_offsets, pc_span, pc_j0 + pc_tile0, pc_firsts);");
+    body.line("pc_u64 pc_t = pc_tile0 + (pc_u64)PC_LOCAL_ID() * PC_LEVEL_ITEMS;");
+    body.line("if (pc_t < pc_count && !PC_FAULTED(pc_fault)) {");
+    let mut items = body.nested();
+    items.line("pc_u64 pc_j = pc_j0 + pc_t;");
+    items.line("pc_u64 pc_p = pc_fanout ? pc_parent_of_regular(pc_j, pc_fanout) : pc_merged ? pc_firsts[PC_LOCAL_ID()] : pc_segment_in(pc_offsets, pc_span[0], pc_span[1], pc_j);");
+    items.line("pc_u64 pc_i = pc_j - (pc_fanout ? pc_p * pc_fanout : pc_offsets[pc_p]);");
+    items.line("pc_u32 pc_items = pc_count - pc_t < PC_LEVEL_ITEMS ? (pc_u32)(pc_count - pc_t) : PC_LEVEL_ITEMS;");
+    items.line("pc_u32 pc_k = 0;");
+    items.line("pc_bool pc_probe = 1;");
+    items.line("for (;;) {");
+    let mut row = items.nested();
+    // The rest of row pc_p (never empty: pc_i is inside it), or of the work-item's positions.
+    row.line("pc_u64 pc_rest = (pc_fanout ? pc_fanout : pc_offsets[pc_p + 1] - pc_offsets[pc_p]) - pc_i;");
+    row.line(
+        "pc_u32 pc_end = pc_rest < (pc_u64)(pc_items - pc_k) ? pc_k + (pc_u32)pc_rest : pc_items;",
+    );
+    for line in loads.text().lines() {
+        row.line(line.trim_start());
+    }
+    // After a run of positions that kept none (and first), the filters alone over the row's
+    // positions: when they keep none there, the positions are done; when they keep some, the
+    // positions run in full (the filters again, and the values held), and so do the next row's
+    // until a row keeps none. A selective filter costs a vectorized test per position, a filter
+    // that keeps many one test more per row it enters keeping.
+    row.line("if (pc_probe) {");
+    row.line("  pc_u32 pc_hits = 0;");
+    row.line("  pc_u64 pc_ci = pc_i;");
+    row.line("  for (pc_u32 pc_q = pc_k; pc_q < pc_end; pc_q++, pc_ci++) {");
+    for line in probe.text().lines() {
+        row.line(format!("    {line}"));
+    }
+    row.line("  }");
+    row.line("  if (pc_hits == 0u) {");
+    row.line("    pc_i += pc_end - pc_k;");
+    row.line("    pc_k = pc_end;");
+    row.line("  }");
+    row.line("  pc_probe = (pc_bool)(pc_hits == 0u);");
+    row.line("}");
+    row.line("for (; pc_k < pc_end; pc_k++, pc_i++) {");
+    let item = row.nested();
+    items.append(row);
+    body.append(items);
+    item
+}
+
+/// Closes what [`coarse_rows`] opened, after the position's body: the row's loop, the step to
+/// the next row that holds a position (the next parent, or past empty ones a search), the loop
+/// over rows and the bounds check.
+fn close_coarse_rows(body: &mut Body) {
+    body.line("    }");
+    body.line("    if (pc_k >= pc_items) break;");
+    body.line("    pc_j = pc_j0 + pc_t + pc_k;");
+    body.line("    pc_p++;");
+    body.line("    if (pc_fanout) {");
+    body.line("      pc_i = 0;");
+    body.line("    } else {");
+    body.line("      if (pc_j >= pc_offsets[pc_p + 1]) pc_p = pc_segment_in(pc_offsets, pc_p + 1, pc_span[1], pc_j);");
+    body.line("      pc_i = pc_j - pc_offsets[pc_p];");
+    body.line("    }");
+    body.line("  }");
+    body.line("}");
+}
+
+/// Opens the loop of a work-item over its PC_LEVEL_ITEMS consecutive positions (a
 /// nested-reduction level below the first generator), inside `body`; returns the body of one
 /// position, in which `pc_k`, `pc_j`, `pc_p` and `pc_i` are the position's. The caller closes
 /// the loop and the bounds check (two braces) after appending the position's body.
