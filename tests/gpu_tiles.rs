@@ -72,6 +72,22 @@ fn expansions_find_their_parents_across_tiles() {
 }
 
 #[test]
+fn level_sizes_scan_in_one_work_group_in_two_steps_and_in_three() {
+    // A level's sizes are scanned in place by one work-group up to 4 × 1024 parents, in two
+    // steps (the tiles' sums, then each tile's offsets from the sums before it) up to 1024
+    // tiles of 1024, in three beyond: parent counts at each boundary, with empty rows (reversed
+    // ranges) between.
+    for &n in &[4095u64, 4096, 4097, 1024 * 1024 - 1, 1024 * 1024, 1024 * 1024 + 1] {
+        let total = on_every_backend(|| par_count![() | x <- 0..n, y <- x % 5..x % 7]);
+        assert_eq!(total as u64, (0..n).map(|x| (x % 7).saturating_sub(x % 5)).sum::<u64>());
+        if n < 5000 {
+            on_every_backend(|| par![(x, y) | x <- 0..n, y <- x % 5..x % 7]);
+            on_every_backend(|| par![(x, y) | x <- 0..n, y <- x % 5..x % 7, (x + y) % 3 == 0]);
+        }
+    }
+}
+
+#[test]
 fn filtering_levels_test_rows_alone_and_in_full() {
     // A filtering level's work-item tests a row's positions with the filters alone after
     // positions that kept none, and runs them in full after positions that kept some: rows

@@ -724,27 +724,62 @@ impl<'c> Session<'c> {
         Ok(())
     }
 
-    /// The exclusive scan of `n` sizes: offsets (n + 1 entries), and their total (one wait).
-    fn scan(&mut self, sizes: &Mem<'c>, n: u64) -> Result<(Mem<'c>, u64), DeviceFailure> {
+    /// The exclusive scan of the `n` sizes in `sizes` (which has room for `n + 1` entries):
+    /// offsets (n + 1 entries), and their total (one wait). Few sizes (at most
+    /// [`SCAN_IN_ONE_GROUP`]) are scanned in place by one work-group, in one launch; sizes of at
+    /// most [`TILE`] tiles in two (the tiles' sums, then each tile's offsets from the sums
+    /// before it); more in three (the tiles' sums scanned between).
+    fn scan(&mut self, sizes: Mem<'c>, n: u64) -> Result<(Mem<'c>, u64), DeviceFailure> {
         let tiles = n.div_ceil(TILE).max(1);
+        if n <= SCAN_IN_ONE_GROUP {
+            // It reads the sizes twice (the second time from the cache) and writes the offsets.
+            self.count_launch("pc_scan_carries", n * 16 + 8);
+            let fault = &self.fault.as_ref().expect("uploaded").buf;
+            let args = [Arg::Buffer(fault), Arg::Buffer(&sizes.buf), Arg::U64(n)];
+            self.queue.launch(&*self.generic, "pc_scan_carries", GROUP as u64, GROUP, &args)?;
+            let total = self.read_u64s(&[(&sizes, n)])?[0];
+            return Ok((sizes, total));
+        }
         let sums = self.alloc((tiles + 1) * 8)?;
         let offsets = self.alloc((n + 1) * 8)?;
-        let fault = &self.fault.as_ref().expect("uploaded").buf;
-        let queue = &self.queue;
-        let generic = &*self.generic;
-        let launches = launch_scan(
-            &|kernel, items, args| queue.launch(generic, kernel, items, GROUP, args),
-            fault,
-            &sizes.buf,
-            n,
-            &sums.buf,
-            &offsets.buf,
-        )?;
-        // Phase 1 and 3 read the sizes, 3 writes the offsets; the tile sums are small.
-        self.count_launch("pc_scan_tiles", n * 8);
-        self.count_launch("pc_scan_carries", tiles * 16);
-        self.count_launch("pc_scan_apply", n * 16 + tiles * 8);
-        debug_assert_eq!(launches, 3);
+        if tiles <= TILE {
+            // The second reads the sizes and writes the offsets; each work-group reads the tile
+            // sums before its own, from the cache for the most part.
+            self.count_launch("pc_scan_tiles", n * 8);
+            self.count_launch("pc_scan_apply_summed", n * 16 + tiles * 8);
+            let fault = &self.fault.as_ref().expect("uploaded").buf;
+            let (fault, input, sums) =
+                (Arg::Buffer(fault), Arg::Buffer(&sizes.buf), Arg::Buffer(&sums.buf));
+            let items = tiles * GROUP as u64;
+            let generic = &*self.generic;
+            self.queue.launch(
+                generic,
+                "pc_scan_tiles",
+                items,
+                GROUP,
+                &[fault, input, Arg::U64(n), sums],
+            )?;
+            let args =
+                [fault, input, Arg::U64(n), sums, Arg::U64(tiles), Arg::Buffer(&offsets.buf)];
+            self.queue.launch(generic, "pc_scan_apply_summed", items, GROUP, &args)?;
+        } else {
+            let fault = &self.fault.as_ref().expect("uploaded").buf;
+            let queue = &self.queue;
+            let generic = &*self.generic;
+            let launches = launch_scan(
+                &|kernel, items, args| queue.launch(generic, kernel, items, GROUP, args),
+                fault,
+                &sizes.buf,
+                n,
+                &sums.buf,
+                &offsets.buf,
+            )?;
+            // Phase 1 and 3 read the sizes, 3 writes the offsets; the tile sums are small.
+            self.count_launch("pc_scan_tiles", n * 8);
+            self.count_launch("pc_scan_carries", tiles * 16);
+            self.count_launch("pc_scan_apply", n * 16 + tiles * 8);
+            debug_assert_eq!(launches, 3);
+        }
         let total = self.read_u64s(&[(&offsets, n)])?[0];
         Ok((offsets, total))
     }
@@ -798,7 +833,8 @@ impl<'c> Session<'c> {
         columns: &[(u32, Column<'c>)],
     ) -> Result<Mem<'c>, DeviceFailure> {
         let size_kernel = level.size_kernel.expect("a level with parents is sized");
-        let sizes = self.alloc(asked * 8)?;
+        // Room for the total after the sizes: a scan in place writes it there.
+        let sizes = self.alloc((asked + 1) * 8)?;
         let per_parent = 8 + level
             .inputs
             .iter()
@@ -867,7 +903,7 @@ impl<'c> Session<'c> {
                     (total, 0, Some(offsets), *count, None)
                 } else {
                     let sizes = self.sizes(level, *count, *cap, columns)?;
-                    let (offsets, total) = self.scan(&sizes, *count)?;
+                    let (offsets, total) = self.scan(sizes, *count)?;
                     (total, 0, Some(offsets), *count, None)
                 }
             }
@@ -1551,6 +1587,10 @@ impl<'c> Session<'c> {
         self.deliver(comp, out, *count, out_group, sink)
     }
 }
+
+/// The most sizes a level's scan takes in one work-group, in place (`pc_scan_carries`): four
+/// tiles, four steps of one work-group, where three launches would each do one step.
+const SCAN_IN_ONE_GROUP: u64 = 4 * TILE;
 
 /// A launch on a queue: `(kernel, items, args)` of one program, in groups of [`GROUP`].
 pub(crate) type Launcher<'l> = dyn Fn(&str, u64, &[Arg<'_>]) -> Result<(), DeviceError> + 'l;

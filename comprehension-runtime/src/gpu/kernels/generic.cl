@@ -3,7 +3,8 @@
  * - scan: the exclusive prefix sum of a level's sizes (its segment offsets), in three phases
  *   (tile sums, a scan of the tile sums, every tile rescanned from its carry), faulting when the
  *   sizes sum to more than a u64 counts; its second phase alone also turns a filtering level's
- *   per-work-group kept counts into each group's first place (search.h);
+ *   per-work-group kept counts into each group's first place (search.h), and a level's few
+ *   sizes into their offsets in place; when the tiles are few, the second and third in one;
  * - load-balanced search, for the segmented API (`parcomp::segmented`; a comprehension's level
  *   kernels find their parents themselves, search.h): for every position of a chunk, its
  *   segment, found by merging the positions with the segment offsets along the merge path
@@ -130,6 +131,44 @@ PC_KERNEL void pc_scan_apply(pc_fault_t pc_fault, PC_GLOBAL const pc_u64 *PC_RES
     }
   }
   if (g == 0 && t == 0) out[n] = carries[tiles];
+}
+
+/* Phases 2 and 3 in one, when the tile sums are few (at most PC_TILE of them): every tile's
+ * exclusive prefix sums as pc_scan_apply's, each work-group summing the tile sums before its
+ * own for its carry (work-item t those from t * PC_ITEMS of each block of PC_TILE), and the last
+ * one writing the total to out[n] — faulting when it overflows, which any partial sum's
+ * overflowing implies (sizes are never negative). Work-group g reads g tile sums, from the
+ * cache for the most part: PC_TILE of them at most, PC_ITEMS per work-item. */
+PC_KERNEL void pc_scan_apply_summed(pc_fault_t pc_fault, PC_GLOBAL const pc_u64 *PC_RESTRICT in,
+                                    pc_u64 n, PC_GLOBAL const pc_u64 *PC_RESTRICT tile_sums,
+                                    pc_u64 tiles, PC_GLOBAL pc_u64 *PC_RESTRICT out) {
+  PC_LOCAL_ARRAY(pc_u64, scratch, PC_SCAN_SCRATCH);
+  pc_u32 t = PC_LOCAL_ID();
+  pc_u64 g = PC_GROUP_ID();
+  pc_u64 before = 0;
+  for (pc_u64 k = (pc_u64)t * PC_ITEMS; k < g; k += PC_TILE) {
+    for (pc_u32 m = 0; m < PC_ITEMS && k + m < g; m++) {
+      before = pc_add_sizes(pc_fault, before, tile_sums[k + m]);
+    }
+  }
+  pc_u64 carry;
+  (void)pc_group_scan(pc_fault, scratch, before, &carry);
+  pc_u64 first = g * (pc_u64)PC_TILE + (pc_u64)t * PC_ITEMS;
+  pc_u64 mine = 0;
+  for (pc_u32 k = 0; k < PC_ITEMS; k++) {
+    if (first + k < n) mine += in[first + k];
+  }
+  pc_u64 tile;
+  /* Phase 1 checked every tile's sum; the carries are checked above, and the last tile's carry
+   * plus its sum (the total) below: every prefix fits when the total does. */
+  pc_u64 running = carry + pc_group_scan(pc_fault, scratch, mine, &tile);
+  for (pc_u32 k = 0; k < PC_ITEMS; k++) {
+    if (first + k < n) {
+      out[first + k] = running;
+      running += in[first + k];
+    }
+  }
+  if (g + 1u == tiles && t == 0) out[n] = pc_add_sizes(pc_fault, carry, tile);
 }
 
 /* ---- load-balanced search ------------------------------------------------------------------ */
