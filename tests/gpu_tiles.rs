@@ -109,9 +109,13 @@ fn filtering_levels_test_rows_alone_and_in_full() {
 #[test]
 fn filtering_levels_step_across_work_items_and_tiles() {
     // A filtering level below the first generator gives each work-item 32 consecutive positions
-    // and a work-group 256 × 32: rows ending inside, at and after those, rows of one, runs of
-    // empty rows, and a regular level whose rows wrap inside a work-item.
-    for &n in &[1u64, 2, 31, 32, 33, 63, 64, 65, 255, 257, 8191, 8192, 8193, 16385] {
+    // and a work-group 256 × 32 (on a CPU device 128 and 256 × 128 when its values are
+    // narrow): rows ending inside, at and after those, rows of one, runs of empty rows, and a
+    // regular level whose rows wrap inside a work-item.
+    for &n in &[
+        1u64, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 257, 8191, 8192, 8193, 16385, 32767,
+        32768, 32769,
+    ] {
         on_every_backend(|| par![(x, y) | x <- 0..5u64, y <- 0..n, (x + y) % 3 != 1]);
         on_every_backend(|| par![(x, y) | x <- 0..n, y <- 0..x % 7, (x ^ y) % 2 == 0]);
         let lengths: Vec<u64> = (0..n).map(|r| if r % 50 < 45 { 0 } else { r % 37 }).collect();

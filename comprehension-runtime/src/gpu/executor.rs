@@ -28,7 +28,7 @@ use super::device::{Arg, Buffer, Device, DeviceError, Queue};
 use super::fault::{self, Fault};
 use super::host_data::{column_of, ColumnBytes, DynJagged, HostData, Upload};
 use super::plan::{ClassId, Comp, DevicePlan, Level, ReduceKind, RootKind, Terminal};
-use super::program::{reduce_items, Built, GROUP, LBS_ITEMS, LEVEL_ITEMS, TILE};
+use super::program::{filter_items, reduce_items, Built, GROUP, LBS_ITEMS, LEVEL_ITEMS, TILE};
 use super::resident::Resident;
 use super::types::{columns_par_at, Prim};
 use super::types::{ColumnLayout, ColumnWriter, TypeDesc};
@@ -291,6 +291,9 @@ pub(crate) struct Session<'c> {
     pub(crate) backend: Backend,
     pub(crate) stats: RunStats,
     pub(crate) chunk: u64,
+    /// Positions per work-item of a filtering level below the first generator
+    /// (`PC_FILTER_ITEMS` of the program).
+    filter_items: u64,
     /// Whether work was queued since the fault word was last read.
     unchecked: bool,
     /// The sizes of regular levels (the same for every parent), by comprehension and level.
@@ -320,6 +323,7 @@ impl<'c> Session<'c> {
     ) -> Result<Self, DeviceFailure> {
         let queue = device.queue()?;
         let chunk = chunk_size(device, plan, &types);
+        let filter_items = filter_items(&types, device.info().is_cpu);
         Ok(Session {
             queue,
             hold: Vec::new(),
@@ -334,6 +338,7 @@ impl<'c> Session<'c> {
             backend,
             stats: RunStats { chunk_size: chunk, ..RunStats::default() },
             chunk,
+            filter_items,
             unchecked: false,
             fanouts: Vec::new(),
             partials: None,
@@ -958,11 +963,11 @@ impl<'c> Session<'c> {
             // search.h); a reduction needs no packing (a rejected position adds the identity).
             let compacting =
                 level.filters && !(head_here && matches!(comp.terminal, Terminal::Reduce { .. }));
-            // Below the first generator, a compacting level's work-items take LEVEL_ITEMS
-            // positions each, and a work-group GROUP × LEVEL_ITEMS.
+            // Below the first generator, a compacting level's work-items take `filter_items`
+            // positions each, and a work-group GROUP × that many.
             let coarse = compacting && !matches!(parents, Parents::Root);
             let places_count =
-                if coarse { count.div_ceil(GROUP as u64 * LEVEL_ITEMS) } else { tiles };
+                if coarse { count.div_ceil(GROUP as u64 * self.filter_items) } else { tiles };
             let out_group = if nested_comp { Some(self.alloc(entries * 8)?) } else { None };
             // What the kernel writes: the head's values or partials, or the children's columns.
             let head_out: Option<Column<'c>> =
@@ -980,7 +985,8 @@ impl<'c> Session<'c> {
                 (Some(_), Terminal::Reduce { reduction, .. }, false) => {
                     count.div_ceil(self.reduce_tile(reduction)) * GROUP as u64
                 }
-                _ if coarse || coarse_reduce => count.div_ceil(LEVEL_ITEMS),
+                _ if coarse => count.div_ceil(self.filter_items),
+                _ if coarse_reduce => count.div_ceil(LEVEL_ITEMS),
                 _ => count,
             };
             // Bytes per value written.
@@ -1003,7 +1009,8 @@ impl<'c> Session<'c> {
             // values in every held column (the head's, or the children's), and in the group
             // column when the comprehension is nested, each column `stride` bytes.
             let stage_limit = if compacting {
-                stage_limit(coarse, count, reads, value_bytes, nested_comp)
+                let tile = if coarse { GROUP as u64 * self.filter_items } else { GROUP as u64 };
+                stage_limit(tile, count, reads, value_bytes, nested_comp)
             } else {
                 0
             };
@@ -1723,8 +1730,7 @@ fn chunk_size(device: &dyn Device, plan: &DevicePlan, types: &[TypeDesc]) -> u64
 /// computing again reads the work-group's inputs again (`per_tile`, its share of the
 /// chunk's `reads`: its elements, parents and searches). At most half the work-group's
 /// positions, which bounds the staging buffer (`chunk_size` counts it).
-fn stage_limit(coarse: bool, count: u64, reads: u64, value_bytes: u64, nested: bool) -> u64 {
-    let tile = if coarse { GROUP as u64 * LEVEL_ITEMS } else { GROUP as u64 };
+fn stage_limit(tile: u64, count: u64, reads: u64, value_bytes: u64, nested: bool) -> u64 {
     let kept_bytes = value_bytes + if nested { 8 } else { 0 };
     if kept_bytes == 0 {
         return tile / 2;

@@ -26,6 +26,29 @@ pub(crate) const TILE: u64 = GROUP as u64 * ITEMS;
 /// (`PC_LEVEL_ITEMS`): one parent search per work-item instead of one per position, the next
 /// positions' parent found by stepping, and one rank scan per `GROUP` × this many positions.
 pub(crate) const LEVEL_ITEMS: u64 = 32;
+/// Consecutive positions per work-item of a filtering level below the first generator
+/// (`PC_FILTER_ITEMS`, defined per program): [`LEVEL_ITEMS`] on a GPU, where more would leave
+/// its cores idle at the sizes a CPU handles and its work-items hold their kept values in
+/// local memory; on a CPU device (PoCL runs a work-group's work-items as a loop on one core)
+/// up to four times as many, the rows they cover longer and their setup and rank scan
+/// amortised over more positions, as long as the values a work-item may hold stay within
+/// 2 kB (the widest class's values, `items` of them).
+pub(crate) fn filter_items(types: &[TypeDesc], is_cpu: bool) -> u64 {
+    if !is_cpu {
+        return LEVEL_ITEMS;
+    }
+    let widest =
+        types.iter().map(|t| t.leaves().iter().map(|l| l.size() as u64).sum()).max().unwrap_or(0);
+    let fit = 2048 / widest.max(1);
+    if fit >= 4 * LEVEL_ITEMS {
+        4 * LEVEL_ITEMS
+    } else if fit >= 2 * LEVEL_ITEMS {
+        2 * LEVEL_ITEMS
+    } else {
+        LEVEL_ITEMS
+    }
+}
+
 /// Combined items per work-item of the load-balanced search (`PC_LBS_ITEMS`).
 pub(crate) const LBS_ITEMS: u64 = 16;
 
@@ -436,8 +459,10 @@ pub(crate) fn comprehension_source(
     classes: &str,
     class_types: &[TypeDesc],
     fp64: bool,
+    is_cpu: bool,
 ) -> String {
     let mut out = headers(fp64);
+    let _ = writeln!(out, "#define PC_FILTER_ITEMS {}u", filter_items(class_types, is_cpu));
     let _ = writeln!(out, "/* ---- types ---- */\n{}", types.source);
     let _ = writeln!(out, "/* ---- #[par_fn]s ---- */\n{par_fns}");
     let _ = writeln!(out, "/* ---- classes ---- */\n{classes}");

@@ -185,8 +185,15 @@ fn prepared(
             let _ = writeln!(classes, "#define PC_FN_{k} pcf_{u}");
         }
     }
-    let source =
-        program::comprehension_source(plan, &prelude, &par_fn_source, &classes, &types, info.fp64);
+    let source = program::comprehension_source(
+        plan,
+        &prelude,
+        &par_fn_source,
+        &classes,
+        &types,
+        info.fp64,
+        info.is_cpu,
+    );
     let (generic, generic_origin) = program::generic(device)?;
     let (program, origin) = program::build(device, &source)?;
     let prepared = Arc::new(Prepared { types, faults, program, generic });

@@ -52,21 +52,21 @@ PC_FN pc_u64 pc_segment_in(PC_GLOBAL const pc_u64 *offsets, pc_u64 lo, pc_u64 hi
   return lo;
 }
 
-/* firsts[t] = the parent of the position first + t * PC_LEVEL_ITEMS (work-item t's first in a
- * level that gives each work-item PC_LEVEL_ITEMS positions), for every work-item t whose
+/* firsts[t] = the parent of the position first + t * items (work-item t's first in a level
+ * that gives each work-item `items` positions), for every work-item t whose
  * position lies in the tile, by a merge of those positions with the offsets of the tile's
  * parents span[0] ..= span[1] (work-item w takes parents span[0] + w, + PC_WG, ...): no search
  * per work-item. For a span of a few times PC_WG parents; every work-item of the group calls
  * it (it has a barrier). */
 PC_FN void pc_first_parents(PC_GLOBAL const pc_u64 *offsets, PC_LOCAL_PTR(pc_u64) span,
-                            pc_u64 first, PC_LOCAL_PTR(pc_u64) firsts) {
+                            pc_u64 first, pc_u32 items, PC_LOCAL_PTR(pc_u64) firsts) {
   for (pc_u64 s = span[0] + PC_LOCAL_ID(); s <= span[1]; s += PC_WG) {
     /* The work-items whose first position is one of s's, offsets[s] ..< offsets[s + 1] (past
      * `first`: the span's first parent may begin before the tile). */
     pc_u64 lo = offsets[s] > first ? offsets[s] - first : 0;
     pc_u64 hi = offsets[s + 1] - first;
-    pc_u64 k = (lo + PC_LEVEL_ITEMS - 1u) / PC_LEVEL_ITEMS;
-    pc_u64 end = (hi + PC_LEVEL_ITEMS - 1u) / PC_LEVEL_ITEMS;
+    pc_u64 k = (lo + items - 1u) / items;
+    pc_u64 end = (hi + items - 1u) / items;
     for (; k < end && k < PC_WG; k++) firsts[k] = s;
   }
   PC_BARRIER();

@@ -648,8 +648,8 @@ impl KernelWriter<'_> {
         // and phase 1 writes every kept position's values there. Values are held until the
         // group's ranks are known.
         let compacting = filters && reduce.is_none() && segmented.is_none();
-        // Below the first generator, such a level gives each work-item PC_LEVEL_ITEMS
-        // consecutive positions (search.h): one search per work-item, the next positions' parent
+        // Below the first generator, such a level gives each work-item PC_FILTER_ITEMS
+        // consecutive positions (search.h; the runtime defines it per device and program): one search per work-item, the next positions' parent
         // found by stepping, and the work-group's ranks scanned once per PC_WG × PC_LEVEL_ITEMS
         // positions.
         // A nested reduction's level gives each work-item PC_LEVEL_ITEMS consecutive positions
@@ -708,7 +708,9 @@ impl KernelWriter<'_> {
             // The parents of the work-group's first and last positions (see search.h); a
             // reduction's tile is larger and finds them in reduce_tile_begin.
             body.line("PC_LOCAL_ARRAY(pc_u64, pc_span, 2);");
-            if coarse {
+            if coarse && compacting {
+                body.line("if (!pc_fanout) pc_tile_span(pc_offsets, pc_parents, pc_j0, pc_count, (pc_u64)PC_GROUP_ID() * PC_WG * PC_FILTER_ITEMS, PC_WG * PC_FILTER_ITEMS, pc_span);");
+            } else if coarse {
                 body.line("if (!pc_fanout) pc_tile_span(pc_offsets, pc_parents, pc_j0, pc_count, (pc_u64)PC_GROUP_ID() * PC_WG * PC_LEVEL_ITEMS, PC_WG * PC_LEVEL_ITEMS, pc_span);");
             } else if reduce.is_none() {
                 body.line("if (!pc_fanout) pc_tile_span(pc_offsets, pc_parents, pc_j0, pc_count, PC_GROUP_ID() * PC_WG, PC_WG, pc_span);");
@@ -784,10 +786,10 @@ impl KernelWriter<'_> {
                 body.line("PC_LOCAL_ARRAY(pc_u32, pc_ranks, PC_SCAN_SCRATCH);");
                 // The kept values, held in the work-item until its place is known (phase 1).
                 for (k, &(_, _, c)) in held.iter().enumerate() {
-                    body.line(format!("{} pc_keep{k}[PC_LEVEL_ITEMS];", ty(c)));
+                    body.line(format!("{} pc_keep{k}[PC_FILTER_ITEMS];", ty(c)));
                 }
                 if nested {
-                    body.line("pc_u64 pc_keep_group[PC_LEVEL_ITEMS];");
+                    body.line("pc_u64 pc_keep_group[PC_FILTER_ITEMS];");
                 }
                 body.line("pc_u32 pc_kept = 0;");
                 // A row at a time: its parent's values loaded once, its positions in a loop
@@ -1275,7 +1277,7 @@ fn stage_groups(held: usize) -> String {
     format!("((PC_GLOBAL pc_u64*)(pc_staging + {held}u * pc_staging_stride))")
 }
 
-/// Opens the loops of a work-item over its PC_LEVEL_ITEMS consecutive positions in a filtering
+/// Opens the loops of a work-item over its PC_FILTER_ITEMS consecutive positions in a filtering
 /// level below the first generator, inside `body`: one over the rows they fall in, whose parent
 /// is found once (the first by a merge or a search, the next by stepping, past empty rows by a
 /// search) and whose parent's values `loads` reads once, and in it one over the row's positions
@@ -1284,17 +1286,17 @@ fn stage_groups(held: usize) -> String {
 /// the position's; the caller closes the loops and the bounds check with
 /// [`close_coarse_rows`] after appending the position's body.
 fn coarse_rows(body: &mut Body, loads: Body, probe: Body) -> Body {
-    body.line("pc_u64 pc_tile0 = (pc_u64)PC_GROUP_ID() * PC_WG * PC_LEVEL_ITEMS;");
+    body.line("pc_u64 pc_tile0 = (pc_u64)PC_GROUP_ID() * PC_WG * PC_FILTER_ITEMS;");
     body.line("PC_LOCAL_ARRAY(pc_u64, pc_firsts, PC_WG);");
     body.line("pc_bool pc_merged = (pc_bool)(!pc_fanout && pc_tile0 < pc_count && pc_span[1] - pc_span[0] < 4u * PC_WG);");
-    body.line("if (pc_merged) pc_first_parents(pc_offsets, pc_span, pc_j0 + pc_tile0, pc_firsts);");
-    body.line("pc_u64 pc_t = pc_tile0 + (pc_u64)PC_LOCAL_ID() * PC_LEVEL_ITEMS;");
+    body.line("if (pc_merged) pc_first_parents(pc_offsets, pc_span, pc_j0 + pc_tile0, PC_FILTER_ITEMS, pc_firsts);");
+    body.line("pc_u64 pc_t = pc_tile0 + (pc_u64)PC_LOCAL_ID() * PC_FILTER_ITEMS;");
     body.line("if (pc_t < pc_count && !PC_FAULTED(pc_fault)) {");
     let mut items = body.nested();
     items.line("pc_u64 pc_j = pc_j0 + pc_t;");
     items.line("pc_u64 pc_p = pc_fanout ? pc_parent_of_regular(pc_j, pc_fanout) : pc_merged ? pc_firsts[PC_LOCAL_ID()] : pc_segment_in(pc_offsets, pc_span[0], pc_span[1], pc_j);");
     items.line("pc_u64 pc_i = pc_j - (pc_fanout ? pc_p * pc_fanout : pc_offsets[pc_p]);");
-    items.line("pc_u32 pc_items = pc_count - pc_t < PC_LEVEL_ITEMS ? (pc_u32)(pc_count - pc_t) : PC_LEVEL_ITEMS;");
+    items.line("pc_u32 pc_items = pc_count - pc_t < PC_FILTER_ITEMS ? (pc_u32)(pc_count - pc_t) : PC_FILTER_ITEMS;");
     items.line("pc_u32 pc_k = 0;");
     items.line("pc_bool pc_probe = 1;");
     items.line("for (;;) {");
@@ -1351,10 +1353,6 @@ fn close_coarse_rows(body: &mut Body) {
     body.line("}");
 }
 
-/// Opens the loop of a work-item over its PC_LEVEL_ITEMS consecutive positions (a
-/// nested-reduction level below the first generator), inside `body`; returns the body of one
-/// position, in which `pc_k`, `pc_j`, `pc_p` and `pc_i` are the position's. The caller closes
-/// the loop and the bounds check (two braces) after appending the position's body.
 /// The loop of a nested reduction's level over its work-item's `PC_LEVEL_ITEMS` positions by
 /// runs, each the positions of one parent (`pc_run` of them from `pc_j`, child `pc_i` of
 /// `pc_p`, after `pc_k` of the work-item's): opens the bounds check and the loop over runs, and
@@ -1363,7 +1361,7 @@ fn coarse_runs(body: &mut Body) -> Body {
     body.line("pc_u64 pc_tile0 = (pc_u64)PC_GROUP_ID() * PC_WG * PC_LEVEL_ITEMS;");
     body.line("PC_LOCAL_ARRAY(pc_u64, pc_firsts, PC_WG);");
     body.line("pc_bool pc_merged = (pc_bool)(!pc_fanout && pc_tile0 < pc_count && pc_span[1] - pc_span[0] < 4u * PC_WG);");
-    body.line("if (pc_merged) pc_first_parents(pc_offsets, pc_span, pc_j0 + pc_tile0, pc_firsts);");
+    body.line("if (pc_merged) pc_first_parents(pc_offsets, pc_span, pc_j0 + pc_tile0, PC_LEVEL_ITEMS, pc_firsts);");
     body.line("pc_u64 pc_t = pc_tile0 + (pc_u64)PC_LOCAL_ID() * PC_LEVEL_ITEMS;");
     body.line("if (pc_t < pc_count && !PC_FAULTED(pc_fault)) {");
     let mut items = body.nested();
@@ -1393,45 +1391,4 @@ fn coarse_runs(body: &mut Body) -> Body {
     );
     body.append(items);
     run
-}
-
-fn coarse_items(body: &mut Body, merge: bool) -> Body {
-    // The work-items' first parents: merged with the tile's offsets when the tile spans a few
-    // work-groups' worth of parents (the usual case), else one search per work-item.
-    body.line("pc_u64 pc_tile0 = (pc_u64)PC_GROUP_ID() * PC_WG * PC_LEVEL_ITEMS;");
-    if merge {
-        body.line("PC_LOCAL_ARRAY(pc_u64, pc_firsts, PC_WG);");
-        body.line("pc_bool pc_merged = (pc_bool)(!pc_fanout && pc_tile0 < pc_count && pc_span[1] - pc_span[0] < 4u * PC_WG);");
-        body.line(
-            "if (pc_merged) pc_first_parents(pc_offsets, pc_span, pc_j0 + pc_tile0, pc_firsts);",
-        );
-    }
-    body.line("pc_u64 pc_t = pc_tile0 + (pc_u64)PC_LOCAL_ID() * PC_LEVEL_ITEMS;");
-    body.line("if (pc_t < pc_count && !PC_FAULTED(pc_fault)) {");
-    let mut items = body.nested();
-    items.line("pc_u64 pc_j = pc_j0 + pc_t;");
-    if merge {
-        items.line("pc_u64 pc_p = pc_fanout ? pc_parent_of_regular(pc_j, pc_fanout) : pc_merged ? pc_firsts[PC_LOCAL_ID()] : pc_segment_in(pc_offsets, pc_span[0], pc_span[1], pc_j);");
-    } else {
-        items.line("pc_u64 pc_p = pc_fanout ? pc_parent_of_regular(pc_j, pc_fanout) : pc_segment_in(pc_offsets, pc_span[0], pc_span[1], pc_j);");
-    }
-    items.line("pc_u64 pc_i = pc_j - (pc_fanout ? pc_p * pc_fanout : pc_offsets[pc_p]);");
-    items.line("pc_u32 pc_items = pc_count - pc_t < PC_LEVEL_ITEMS ? (pc_u32)(pc_count - pc_t) : PC_LEVEL_ITEMS;");
-    items.line("for (pc_u32 pc_k = 0; pc_k < pc_items; pc_k++, pc_j++, pc_i++) {");
-    let mut item = items.nested();
-    // The next position: the same parent's next child, or the next parent's first,
-    // or — past empty parents — a later one's, searched for from the next parent on
-    // (so a run of empty parents costs one search, not a step each).
-    item.line("if (pc_k > 0u) {");
-    item.line("  if (pc_fanout) {");
-    item.line("    if (pc_i == pc_fanout) { pc_i = 0; pc_p++; }");
-    item.line("  } else if (pc_j >= pc_offsets[pc_p + 1]) {");
-    item.line("    pc_p++;");
-    item.line("    if (pc_j >= pc_offsets[pc_p + 1]) pc_p = pc_segment_in(pc_offsets, pc_p + 1, pc_span[1], pc_j);");
-    item.line("    pc_i = pc_j - pc_offsets[pc_p];");
-    item.line("  }");
-    item.line("}");
-
-    body.append(items);
-    item
 }
