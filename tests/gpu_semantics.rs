@@ -161,6 +161,11 @@ fn division_by_zero_is_rusts_panic_naming_the_comprehension() {
     for (backend, message) in device_panics(|| drop(par![b | b <- &divisors, 10 / b > 1])) {
         assert_fault(backend, &message, "attempt to divide by zero", "10 / b > 1");
     }
+    // In the size of a level, which the level above computes in its own kernel.
+    for (backend, message) in device_panics(|| drop(par![(b, c) | b <- &divisors, c <- 0..12 / b]))
+    {
+        assert_fault(backend, &message, "attempt to divide by zero", "c <- 0..12 / b");
+    }
     // In the head of a filtering level, flat and below the first generator, whose work-groups
     // keep all their positions in runs of 500 and one in seven in the runs between: a zero
     // kept in a sparse run (its work-group stages what it keeps in the first phase) and in a

@@ -88,6 +88,22 @@ fn level_sizes_scan_in_one_work_group_in_two_steps_and_in_three() {
 }
 
 #[test]
+fn a_level_that_keeps_every_position_writes_the_next_ones_sizes() {
+    // The level above an irregular one computes its sizes (with the `let`s and the filter
+    // written between them) in its own kernel: two and three levels, a filter that leaves the
+    // next level's sizes to its size kernel, reversed ranges, rows past a work-group's end.
+    for &n in &[1u64, 255, 256, 257, 4097] {
+        on_every_backend(|| par![(x, y) | x <- 0..n, let m = x % 9, y <- m..7]);
+        on_every_backend(|| par![(x, z) | x <- 0..n, y <- 0..x % 4, let w = x + y, z <- y..w % 5]);
+        on_every_backend(|| par![(x, y) | x <- 0..n, x % 3 != 1, y <- 0..x % 6]);
+        let total = on_every_backend(|| par_count![() | x <- 0..n, y <- 0..x % 5, z <- y..x % 7]);
+        let want: u64 =
+            (0..n).map(|x| (0..x % 5).map(|y| (x % 7).saturating_sub(y)).sum::<u64>()).sum();
+        assert_eq!(total as u64, want);
+    }
+}
+
+#[test]
 fn filtering_levels_test_rows_alone_and_in_full() {
     // A filtering level's work-item tests a row's positions with the filters alone after
     // positions that kept none, and runs them in full after positions that kept some: rows

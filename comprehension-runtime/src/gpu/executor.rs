@@ -35,6 +35,7 @@ use super::types::{ColumnLayout, ColumnWriter, TypeDesc};
 use super::DeviceFailure;
 use crate::backend::Backend;
 use crate::site::Site;
+use std::cell::Cell;
 use std::time::{Duration, Instant};
 
 /// What a run measured, for reports and for the tests that hold the cost budgets.
@@ -171,7 +172,16 @@ enum Parents<'p, 'c> {
         /// When the contexts are the first generator's positions `first..first + count` (a
         /// top-level comprehension's first level, without a filter): `Some(first)`.
         first: Option<u64>,
+        /// The level's sizes, when the level above wrote them (see [`sizes_next`]), with room
+        /// for their total: taken by the level's scan.
+        sizes: Option<&'p Cell<Option<Mem<'c>>>>,
     },
+}
+
+/// Whether level `k` of `comp` writes the next level's sizes itself (the kernel writer's
+/// `next`): it keeps every position and the next level's sizes differ by parent.
+fn sizes_next(comp: &Comp, k: usize) -> bool {
+    comp.levels.get(k + 1).is_some_and(|next| !comp.levels[k].filters && !next.regular)
 }
 
 /// The carry of a segmented reduction from one chunk to the next: the last group so far and its
@@ -892,7 +902,7 @@ impl<'c> Session<'c> {
         // Sizes and the layout of the level's positions.
         let (total, fanout, offsets, parent_count, whole) = match parents {
             Parents::Root => (self.root_len, 0, None, 0, Some(self.root_len)),
-            Parents::Rows { count, cap, columns, whole, .. } => {
+            Parents::Rows { count, cap, columns, whole, sizes, .. } => {
                 if *count == 0 {
                     return Ok(());
                 }
@@ -907,7 +917,10 @@ impl<'c> Session<'c> {
                 } else if let Some((offsets, total)) = self.row_offsets(level, parents)? {
                     (total, 0, Some(offsets), *count, None)
                 } else {
-                    let sizes = self.sizes(level, *count, *cap, columns)?;
+                    let sizes = match sizes.and_then(Cell::take) {
+                        Some(written) => written,
+                        None => self.sizes(level, *count, *cap, columns)?,
+                    };
                     let (offsets, total) = self.scan(sizes, *count)?;
                     (total, 0, Some(offsets), *count, None)
                 }
@@ -980,6 +993,10 @@ impl<'c> Session<'c> {
                 }
             }
             let places = if compacting { Some(self.alloc((places_count + 1) * 8)?) } else { None };
+            // The next level's sizes, when this level's kernel writes them (with room for
+            // their total: the next level's scan may take them in place).
+            let sizes_out =
+                if sizes_next(comp, k) { Some(self.alloc((count + 1) * 8)?) } else { None };
             let items = match (&head_out, comp.terminal, nested_comp) {
                 // A reduction's level kernel runs whole work-groups.
                 (Some(_), Terminal::Reduce { reduction, .. }, false) => {
@@ -1074,6 +1091,7 @@ impl<'c> Session<'c> {
                 args.push(Arg::U64(stage_cap));
                 args.push(Arg::U64(stage.as_ref().map_or(0, |&(_, stride)| stride)));
                 args.push(Arg::U64(stage_limit));
+                args.push(Arg::Buffer(sizes_out.as_ref().map_or(dummy, |m| &m.buf)));
                 session
                     .queue
                     .launch(&*session.program, level.kernel, items, GROUP, &args)
@@ -1128,13 +1146,16 @@ impl<'c> Session<'c> {
                         _ => count * value_bytes,
                     };
                     let group_bytes = if nested_comp { entries * 8 } else { 0 };
-                    self.count_launch(level.kernel, reads + out_bytes + group_bytes);
+                    // And the next level's sizes, when it writes them.
+                    let size_bytes = if sizes_out.is_some() { count * 8 } else { 0 };
+                    self.count_launch(level.kernel, reads + out_bytes + group_bytes + size_bytes);
                     launch(self, 1)?;
                     entries
                 }
             };
             drop(places);
             drop(stage);
+            let next_sizes = Cell::new(sizes_out);
             match head_out {
                 Some(out) => self.deliver(comp, out, kept, out_group, sink)?,
                 None => {
@@ -1146,6 +1167,7 @@ impl<'c> Session<'c> {
                         whole: if level.filters { None } else { whole },
                         first: (k == 0 && matches!(parents, Parents::Root) && !level.filters)
                             .then_some(j0),
+                        sizes: Some(&next_sizes),
                     };
                     if last {
                         self.nested_and_head(comp, &children, sink)?;
@@ -1508,6 +1530,7 @@ impl<'c> Session<'c> {
             group: None,
             whole: None,
             first: *first,
+            sizes: None,
         };
         if let Terminal::Rows = comp.terminal {
             // The head is the nested `par!`: its values, grouped by context, are the rows.

@@ -284,6 +284,11 @@ impl KernelWriter<'_> {
             // A nested comprehension's first level runs on the enclosing contexts, each its own
             // group: the group of a position is its parent's index, read from no column.
             let group = if k == 0 { "pc_p" } else { "pc_in_group[pc_p]" };
+            // A level that keeps every position writes the next level's sizes itself, when
+            // they differ by parent (`sizes_next`: the runtime decides the same from the plan).
+            let next = levels.get(k + 1).filter(|next| {
+                !level_filters(level) && !matches!(next.generator.kind, StepKind::Product(_))
+            });
             self.level_kernel(
                 plan,
                 &name,
@@ -294,6 +299,7 @@ impl KernelWriter<'_> {
                 nested,
                 group,
                 head_here.then_some(delivery),
+                next,
             );
             let filters = level_filters(level);
             let rows_of = match &level.device_generator().source {
@@ -622,6 +628,7 @@ impl KernelWriter<'_> {
         nested: bool,
         group: &str,
         head: Option<Delivery>,
+        next: Option<&LevelSteps<'_>>,
     ) {
         let in_params = self.input_params(inputs);
         let out_params: String = match head {
@@ -896,6 +903,20 @@ impl KernelWriter<'_> {
                                 types::store(c)
                             ));
                         }
+                        if let Some(next) = next {
+                            // The next level's size at this position, as its size kernel
+                            // computes it from the values just written (no launch of that
+                            // kernel, no reading them back).
+                            inner.line("pc_u64 pc_size = 0;");
+                            inner.line("do {");
+                            let mut size = inner.nested();
+                            self.qualifiers(plan, &next.before, &mut size);
+                            let n = self.ew.source_size(&next.device_generator().source, &mut size);
+                            size.line(format!("pc_size = {n};"));
+                            inner.append(size);
+                            inner.line("} while (0);");
+                            inner.line("pc_sizes[pc_t] = pc_size;");
+                        }
                     }
                     Some(delivery) => self.deliver(plan, delivery, &mut inner),
                 }
@@ -1070,7 +1091,7 @@ impl KernelWriter<'_> {
         }
         let _ = writeln!(
             self.kernels,
-            "/* `{}` and the qualifiers after it */\nPC_KERNEL void {name}({COMMON}, pc_u64 pc_j0, pc_u64 pc_count, pc_u64 pc_fanout, pc_u64 pc_parents, PC_GLOBAL const pc_u64* pc_offsets, pc_u64 pc_in_cap{in_params}, PC_GLOBAL const pc_u64* pc_in_group, pc_u64 pc_out_cap{out_params}, PC_GLOBAL pc_u64* pc_out_group, pc_u64 pc_res_cap, PC_GLOBAL pc_u8* pc_res, PC_GLOBAL pc_u64* pc_places, pc_u32 pc_phase, PC_GLOBAL pc_u8* pc_staging, pc_u64 pc_staging_cap, pc_u64 pc_staging_stride, pc_u64 pc_staging_limit) {{\n{}}}\n",
+            "/* `{}` and the qualifiers after it */\nPC_KERNEL void {name}({COMMON}, pc_u64 pc_j0, pc_u64 pc_count, pc_u64 pc_fanout, pc_u64 pc_parents, PC_GLOBAL const pc_u64* pc_offsets, pc_u64 pc_in_cap{in_params}, PC_GLOBAL const pc_u64* pc_in_group, pc_u64 pc_out_cap{out_params}, PC_GLOBAL pc_u64* pc_out_group, pc_u64 pc_res_cap, PC_GLOBAL pc_u8* pc_res, PC_GLOBAL pc_u64* pc_places, pc_u32 pc_phase, PC_GLOBAL pc_u8* pc_staging, pc_u64 pc_staging_cap, pc_u64 pc_staging_stride, pc_u64 pc_staging_limit, PC_GLOBAL pc_u64* pc_sizes) {{\n{}}}\n",
             level.generator.text.replace("*/", "* /"),
             body.text()
         );
