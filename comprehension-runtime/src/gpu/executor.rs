@@ -382,7 +382,7 @@ impl<'c> Session<'c> {
         offset: usize,
         bytes: ColumnBytes<'c>,
     ) -> Result<(), DeviceFailure> {
-        self.stats.bytes_converted += bytes.converted() as u64;
+        let converted = bytes.converted();
         let (data, len) = (bytes.bytes().as_ptr(), bytes.bytes().len());
         if let ColumnBytes::Converted(v) = bytes {
             // The vector's heap memory does not move when the vector does.
@@ -394,9 +394,15 @@ impl<'c> Session<'c> {
         // before `hold` drops, and the borrowed data outlives the session).
         unsafe { self.queue.write_async(&mem.buf, offset, data, len) }?;
         self.stats.transfer += start.elapsed();
+        self.count_copy_in(len, converted);
+        Ok(())
+    }
+
+    /// Counts a copy in of `len` bytes, `converted` of them converted on the host.
+    fn count_copy_in(&mut self, len: usize, converted: usize) {
+        self.stats.bytes_converted += converted as u64;
         self.stats.copies_in += 1;
         self.stats.bytes_in += len as u64;
-        Ok(())
     }
 
     /// Puts a collection's column into `mem` at `offset`: its bytes copied in without waiting;
@@ -416,9 +422,7 @@ impl<'c> Session<'c> {
         // `Upload::Convert`'s promise holds for both: `fill_in_place` hands out `len` writable
         // bytes that nothing else touches during the call, and so does the vector.
         if self.queue.fill_in_place(&mem.buf, offset, len, &mut |at| convert(at))? {
-            self.stats.bytes_converted += len as u64;
-            self.stats.copies_in += 1;
-            self.stats.bytes_in += len as u64;
+            self.count_copy_in(len, len);
             return Ok(());
         }
         let mut bytes = vec![0u8; len];
@@ -757,43 +761,26 @@ impl<'c> Session<'c> {
         }
         let sums = self.alloc((tiles + 1) * 8)?;
         let offsets = self.alloc((n + 1) * 8)?;
-        if tiles <= TILE {
-            // The second reads the sizes and writes the offsets; each work-group reads the tile
-            // sums before its own, from the cache for the most part.
-            self.count_launch("pc_scan_tiles", n * 8);
+        let fault = &self.fault.as_ref().expect("uploaded").buf;
+        let queue = &self.queue;
+        let generic = &*self.generic;
+        let launches = launch_scan(
+            &|kernel, items, args| queue.launch(generic, kernel, items, GROUP, args),
+            fault,
+            &sizes.buf,
+            n,
+            &sums.buf,
+            &offsets.buf,
+        )?;
+        // The first and the last read the sizes, the last writes the offsets; the tile sums are
+        // small (in two launches each work-group reads those before its own, from the cache
+        // for the most part).
+        self.count_launch("pc_scan_tiles", n * 8);
+        if launches == 2 {
             self.count_launch("pc_scan_apply_summed", n * 16 + tiles * 8);
-            let fault = &self.fault.as_ref().expect("uploaded").buf;
-            let (fault, input, sums) =
-                (Arg::Buffer(fault), Arg::Buffer(&sizes.buf), Arg::Buffer(&sums.buf));
-            let items = tiles * GROUP as u64;
-            let generic = &*self.generic;
-            self.queue.launch(
-                generic,
-                "pc_scan_tiles",
-                items,
-                GROUP,
-                &[fault, input, Arg::U64(n), sums],
-            )?;
-            let args =
-                [fault, input, Arg::U64(n), sums, Arg::U64(tiles), Arg::Buffer(&offsets.buf)];
-            self.queue.launch(generic, "pc_scan_apply_summed", items, GROUP, &args)?;
         } else {
-            let fault = &self.fault.as_ref().expect("uploaded").buf;
-            let queue = &self.queue;
-            let generic = &*self.generic;
-            let launches = launch_scan(
-                &|kernel, items, args| queue.launch(generic, kernel, items, GROUP, args),
-                fault,
-                &sizes.buf,
-                n,
-                &sums.buf,
-                &offsets.buf,
-            )?;
-            // Phase 1 and 3 read the sizes, 3 writes the offsets; the tile sums are small.
-            self.count_launch("pc_scan_tiles", n * 8);
             self.count_launch("pc_scan_carries", tiles * 16);
             self.count_launch("pc_scan_apply", n * 16 + tiles * 8);
-            debug_assert_eq!(launches, 3);
         }
         let total = self.read_u64s(&[(&offsets, n)])?[0];
         Ok((offsets, total))
@@ -1626,8 +1613,10 @@ const SCAN_IN_ONE_GROUP: u64 = 4 * TILE;
 pub(crate) type Launcher<'l> = dyn Fn(&str, u64, &[Arg<'_>]) -> Result<(), DeviceError> + 'l;
 
 /// Queues the exclusive scan of the `n` sizes in `sizes` into `offsets` (n + 1 entries, the
-/// last the total; `sums` holds `n / TILE + 2` entries): three kernels of the generic program,
-/// faulting when the total overflows. Returns the number of launches.
+/// last the total; `sums` holds `n / TILE + 2` entries), faulting when the total overflows:
+/// kernels of the generic program, the tiles' sums then each tile's offsets from the sums
+/// before it (two launches) for at most [`TILE`] tiles, else with the tiles' sums scanned
+/// between (three). Returns the number of launches.
 pub(crate) fn launch_scan(
     launch: &Launcher<'_>,
     fault: &Buffer,
@@ -1640,6 +1629,11 @@ pub(crate) fn launch_scan(
     let items = tiles * GROUP as u64;
     let (fault, sizes, sums) = (Arg::Buffer(fault), Arg::Buffer(sizes), Arg::Buffer(sums));
     launch("pc_scan_tiles", items, &[fault, sizes, Arg::U64(n), sums])?;
+    if tiles <= TILE {
+        let args = [fault, sizes, Arg::U64(n), sums, Arg::U64(tiles), Arg::Buffer(offsets)];
+        launch("pc_scan_apply_summed", items, &args)?;
+        return Ok(2);
+    }
     launch("pc_scan_carries", GROUP as u64, &[fault, sums, Arg::U64(tiles)])?;
     let args = [fault, sizes, Arg::U64(n), sums, Arg::U64(tiles), Arg::Buffer(offsets)];
     launch("pc_scan_apply", items, &args)?;
