@@ -690,20 +690,19 @@ impl KernelWriter<'_> {
             copy.line("  if (!PC_FAULTED(pc_fault)) {");
             copy.line(format!("    pc_u64 pc_from = (pc_u64)PC_GROUP_ID() * {staged};"));
             copy.line("    for (pc_u64 pc_m = PC_LOCAL_ID(); pc_m < pc_n; pc_m += PC_WG) {");
-            for (k, &(ref column, _, c)) in held.iter().enumerate() {
-                copy.line(format!(
-                    "      {}({column}, pc_out_cap, pc_at + pc_m, {}({}, pc_staging_cap, pc_from + pc_m));",
-                    types::store(c),
-                    types::load(c),
-                    stage_column(k)
-                ));
-            }
-            if nested {
-                copy.line(format!(
-                    "      pc_out_group[pc_at + pc_m] = {}[pc_from + pc_m];",
-                    stage_groups(held.len())
-                ));
-            }
+            store_held(
+                &mut copy,
+                (&held, nested),
+                Target::Output("      ", "pc_at + pc_m"),
+                |k, c| {
+                    format!(
+                        "{}({}, pc_staging_cap, pc_from + pc_m)",
+                        types::load(c),
+                        stage_column(k)
+                    )
+                },
+                &format!("{}[pc_from + pc_m]", stage_groups(held.len())),
+            );
             copy.line("    }");
             copy.line("  }");
             copy.line("  return;");
@@ -958,19 +957,13 @@ impl KernelWriter<'_> {
                 let mut stage = body.nested().nested();
                 stage.line(format!("pc_u64 pc_to = (pc_u64)PC_GROUP_ID() * {staged} + pc_rank;"));
                 stage.line("for (pc_u32 pc_m = 0; pc_m < pc_kept; pc_m++) {");
-                for (k, &(_, _, c)) in held.iter().enumerate() {
-                    stage.line(format!(
-                        "  {}({}, pc_staging_cap, pc_to + pc_m, pc_keep{k}[pc_m]);",
-                        types::store(c),
-                        stage_column(k)
-                    ));
-                }
-                if nested {
-                    stage.line(format!(
-                        "  {}[pc_to + pc_m] = pc_keep_group[pc_m];",
-                        stage_groups(held.len())
-                    ));
-                }
+                store_held(
+                    &mut stage,
+                    (&held, nested),
+                    Target::Staging("  ", "pc_to + pc_m"),
+                    |k, _| format!("pc_keep{k}[pc_m]"),
+                    "pc_keep_group[pc_m]",
+                );
                 stage.line("}");
                 body.append(stage);
                 body.line("  }");
@@ -978,15 +971,13 @@ impl KernelWriter<'_> {
                 let mut write = body.nested();
                 write.line("pc_u64 pc_at = pc_places[PC_GROUP_ID()] + pc_rank;");
                 write.line("for (pc_u32 pc_m = 0; pc_m < pc_kept; pc_m++) {");
-                for (k, &(ref column, _, c)) in held.iter().enumerate() {
-                    write.line(format!(
-                        "  {}({column}, pc_out_cap, pc_at + pc_m, pc_keep{k}[pc_m]);",
-                        types::store(c)
-                    ));
-                }
-                if nested {
-                    write.line("  pc_out_group[pc_at + pc_m] = pc_keep_group[pc_m];");
-                }
+                store_held(
+                    &mut write,
+                    (&held, nested),
+                    Target::Output("  ", "pc_at + pc_m"),
+                    |k, _| format!("pc_keep{k}[pc_m]"),
+                    "pc_keep_group[pc_m]",
+                );
                 write.line("}");
                 body.append(write);
                 body.line("}");
@@ -1000,30 +991,25 @@ impl KernelWriter<'_> {
                 body.line(format!("  if (pc_pass && PC_SCAN_TOTAL(pc_ranks) <= {staged}) {{"));
                 let mut stage = body.nested().nested();
                 stage.line(format!("pc_u64 pc_to = (pc_u64)PC_GROUP_ID() * {staged} + pc_rank;"));
-                for (k, &(_, _, c)) in held.iter().enumerate() {
-                    stage.line(format!(
-                        "{}({}, pc_staging_cap, pc_to, pc_keep{k});",
-                        types::store(c),
-                        stage_column(k)
-                    ));
-                }
-                if nested {
-                    stage.line(format!("{}[pc_to] = pc_keep_group;", stage_groups(held.len())));
-                }
+                store_held(
+                    &mut stage,
+                    (&held, nested),
+                    Target::Staging("", "pc_to"),
+                    |k, _| format!("pc_keep{k}"),
+                    "pc_keep_group",
+                );
                 body.append(stage);
                 body.line("  }");
                 body.line("} else if (pc_pass) {");
                 let mut write = body.nested();
                 write.line("pc_u64 pc_at = pc_places[PC_GROUP_ID()] + pc_rank;");
-                for (k, &(ref column, _, c)) in held.iter().enumerate() {
-                    write.line(format!(
-                        "{}({column}, pc_out_cap, pc_at, pc_keep{k});",
-                        types::store(c)
-                    ));
-                }
-                if nested {
-                    write.line("pc_out_group[pc_at] = pc_keep_group;");
-                }
+                store_held(
+                    &mut write,
+                    (&held, nested),
+                    Target::Output("", "pc_at"),
+                    |k, _| format!("pc_keep{k}"),
+                    "pc_keep_group",
+                );
                 body.append(write);
                 body.line("}");
             }
@@ -1289,6 +1275,42 @@ fn nan_left(class: &str) -> String {
 
 /// Held column `k`'s staged values in a filtering level kernel's `pc_staging` (its columns each
 /// `pc_staging_stride` bytes, of `pc_staging_cap` values, laid out as the output columns are).
+/// Where [`store_held`] stores: the staging buffer's columns or the output's, each line
+/// indented by the first string, at the index the second names.
+enum Target<'a> {
+    Staging(&'a str, &'a str),
+    Output(&'a str, &'a str),
+}
+
+/// Stores each held value of a filtering level (`held`: column, variable, class) — `value(k,
+/// class)` for the `k`-th — and, in a nested comprehension, its group `group`, where `into`
+/// says: the staging of phase 0, the output of phase 1, or the copy of one into the other.
+fn store_held(
+    body: &mut Body,
+    (held, nested): (&[(String, String, Class)], bool),
+    into: Target<'_>,
+    value: impl Fn(usize, Class) -> String,
+    group: &str,
+) {
+    let (indent, at) = match into {
+        Target::Staging(indent, at) | Target::Output(indent, at) => (indent, at),
+    };
+    for (k, &(ref column, _, c)) in held.iter().enumerate() {
+        let (column, cap) = match into {
+            Target::Staging(..) => (stage_column(k), "pc_staging_cap"),
+            Target::Output(..) => (column.clone(), "pc_out_cap"),
+        };
+        body.line(format!("{indent}{}({column}, {cap}, {at}, {});", types::store(c), value(k, c)));
+    }
+    if nested {
+        let groups = match into {
+            Target::Staging(..) => stage_groups(held.len()),
+            Target::Output(..) => "pc_out_group".to_string(),
+        };
+        body.line(format!("{indent}{groups}[{at}] = {group};"));
+    }
+}
+
 fn stage_column(k: usize) -> String {
     format!("pc_staging + {k}u * pc_staging_stride")
 }
