@@ -168,6 +168,7 @@ const GPU_ORDER: &[&str] = &[
     "fault",   // fault codes and their messages
     "failure", // why a device did not run a comprehension
     // The hardware, behind one table.
+    "staging", // copies through pinned memory, shared by the device backends
     "opencl",
     "cuda",
     "devices",

@@ -140,6 +140,16 @@ pub enum Arg<'a> {
     U32(u32),
 }
 
+/// What a queue's pinned staging did (`staging.rs`): bytes the host copied through it, and waits
+/// for a slot still in use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StagingStats {
+    /// Bytes the host copied into or out of pinned memory on their way to or from the device.
+    pub bytes: u64,
+    /// Times the host waited for a slot's previous copy before reusing it.
+    pub waits: u64,
+}
+
 /// Work queued in order on one device queue (an OpenCL command queue, a CUDA stream): copies,
 /// fills and launches. Each device run has a queue of its own, so runs from different threads
 /// do not wait for each other beyond what the device itself serialises.
@@ -210,6 +220,11 @@ pub trait Queue: Send {
     ) -> Result<(), DeviceError>;
     /// Waits until everything queued has finished.
     fn finish(&self) -> Result<(), DeviceError>;
+    /// What the queue's pinned staging did since it was taken (or since the last call); nothing
+    /// where it stages no copy.
+    fn take_staging(&self) -> StagingStats {
+        StagingStats::default()
+    }
 }
 
 /// A GPU API, as the executor uses it. The copy and launch methods of the device itself work

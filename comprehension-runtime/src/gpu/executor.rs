@@ -70,6 +70,13 @@ pub struct RunStats {
     pub bytes_converted: u64,
     /// Times the host waited for the device (a blocking read or a finish).
     pub host_waits: u64,
+    /// Bytes the host copied through pinned staging memory on their way to or from the device
+    /// (a GPU's copies of at least 64 kB; none on a device whose memory is the host's, such as
+    /// PoCL's, unless `PARCOMP_DEVICE_STAGING` asks for it).
+    pub bytes_staged: u64,
+    /// Times a staged copy waited for the copy of the piece before last to end before reusing
+    /// its pinned slot (the host copies each piece while the device moves the one before).
+    pub staging_waits: u64,
     /// Device allocations made by the run (buffers the session's arena could not reuse).
     pub allocations: u64,
     /// The most device memory the run held at once.
@@ -738,6 +745,8 @@ impl<'c> Session<'c> {
             unsafe { self.fetch(&[])? };
         }
         self.stats.run = start.elapsed();
+        let staged = self.queue.take_staging();
+        (self.stats.bytes_staged, self.stats.staging_waits) = (staged.bytes, staged.waits);
         self.stats.peak_memory = self.scratch.peak();
         self.stats.allocations = self.scratch.allocations();
         Ok(())

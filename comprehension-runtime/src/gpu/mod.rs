@@ -12,7 +12,8 @@
 //!   kept on the device (`resident.rs`), the automatic threshold (`calibrate.rs`,
 //!   `threshold.rs`);
 //! - **the hardware**: the `Device` and `Queue` traits (`device.rs`) and their implementations
-//!   (`opencl/`, `cuda/`), behind one table (`devices.rs`).
+//!   (`opencl/`, `cuda/`, sharing the pinned staging of their copies, `staging.rs`), behind one
+//!   table (`devices.rs`).
 
 mod arena;
 mod cache;
@@ -38,6 +39,9 @@ mod run;
 pub(crate) mod segmented;
 mod sinks;
 pub(crate) mod sort;
+// Its users are the device backends, which a build without a device feature lacks.
+#[cfg_attr(not(any(feature = "opencl", feature = "cuda-api")), allow(dead_code))]
+mod staging;
 pub(crate) mod threshold;
 pub mod types;
 

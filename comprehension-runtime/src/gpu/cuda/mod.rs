@@ -15,11 +15,13 @@ mod nvrtc;
 pub use nvrtc::{compile, nvrtc_available, nvrtc_version, Compiled};
 
 use super::device::{
-    Arg, Buffer, Device, DeviceError, DeviceErrorKind, DeviceInfo, Program, Queue,
+    Arg, Buffer, Device, DeviceError, DeviceErrorKind, DeviceInfo, Program, Queue, StagingStats,
 };
+use super::staging::{Ring, Slots, Staging};
 use cudarc::driver::{result, sys, CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 use std::any::Any;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex};
@@ -33,7 +35,9 @@ pub(crate) struct CudaDevice {
     info: DeviceInfo,
     context: Arc<CudaContext>,
     arch: (i32, i32),
-    streams: Mutex<Vec<Stream>>,
+    streams: Mutex<Vec<(Stream, Option<CudaStaged>)>>,
+    /// How runs copy: through pinned memory, unless the GPU shares the host's memory.
+    staging: Option<Staging>,
 }
 
 /// A stream the device created (destroyed only with the process: the pool keeps them).
@@ -161,7 +165,12 @@ impl CudaDevice {
             compute_units: units.max(0) as u32,
             peak_bandwidth,
         };
-        Ok(CudaDevice { info, context, arch, streams: Mutex::default() })
+        // An integrated GPU's memory is the host's: a copy is one memcpy there already.
+        let integrated = context
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_INTEGRATED)
+            .is_ok_and(|v| v != 0);
+        let staging = Staging::chosen(!integrated);
+        Ok(CudaDevice { info, context, arch, streams: Mutex::default(), staging })
     }
 
     fn bind(&self) -> Result<(), DeviceError> {
@@ -221,10 +230,15 @@ impl CudaDevice {
     }
 
     fn memory<'b>(&self, buffer: &'b Buffer) -> Result<&'b Memory, DeviceError> {
-        buffer.raw.downcast_ref::<Memory>().ok_or_else(|| {
-            DeviceError::new(DeviceErrorKind::Launch, "a buffer of another device was passed")
-        })
+        memory_of(buffer)
     }
+}
+
+/// The allocation behind a [`Buffer`] of this device.
+fn memory_of(buffer: &Buffer) -> Result<&Memory, DeviceError> {
+    buffer.raw.downcast_ref::<Memory>().ok_or_else(|| {
+        DeviceError::new(DeviceErrorKind::Launch, "a buffer of another device was passed")
+    })
 }
 
 impl CudaDevice {
@@ -371,16 +385,24 @@ impl Device for CudaDevice {
 
     fn queue(&self) -> Result<Box<dyn Queue + '_>, DeviceError> {
         let pooled = self.streams.lock().unwrap_or_else(|p| p.into_inner()).pop();
-        let stream = match pooled {
-            Some(stream) => stream,
+        let (stream, mut staged) = match pooled {
+            Some(pooled) => pooled,
             None => {
                 self.bind()?;
                 let raw = result::stream::create(result::stream::StreamKind::NonBlocking)
                     .map_err(|e| api(DeviceErrorKind::Launch, "cuStreamCreate", e))?;
-                Stream(raw)
+                (Stream(raw), None)
             }
         };
-        Ok(Box::new(CudaQueue { device: self, stream: Some(stream) }))
+        if let Some(staged) = staged.as_mut() {
+            staged.ring.take_stats();
+        }
+        Ok(Box::new(CudaQueue {
+            device: self,
+            stream: Some(stream),
+            staged: RefCell::new(staged),
+            unstaged: Cell::new(false),
+        }))
     }
 
     fn free_memory(&self) -> Option<u64> {
@@ -399,11 +421,39 @@ impl Device for CudaDevice {
 struct CudaQueue<'d> {
     device: &'d CudaDevice,
     stream: Option<Stream>,
+    /// The stream's pinned staging, made by the first copy it stages.
+    staged: RefCell<Option<CudaStaged>>,
+    /// Set when making the staging failed: the stream's copies go straight.
+    unstaged: Cell<bool>,
 }
 
 impl CudaQueue<'_> {
     fn raw(&self) -> sys::CUstream {
         self.stream.as_ref().expect("a stream is only taken back when dropped").0
+    }
+
+    /// Runs `copy` with the stream's staging when a copy of `len` bytes goes through it (made on
+    /// first use); `None` when it goes straight (an integrated GPU, a short copy, or no pinned
+    /// memory to be had).
+    fn staged<R>(&self, len: usize, copy: impl FnOnce(&mut CudaStaged) -> R) -> Option<R> {
+        let staging = self.device.staging?;
+        let mut staged = self.staged.borrow_mut();
+        if staged.is_none() {
+            let ring = Ring::new(staging);
+            if !ring.stages(len) || self.unstaged.get() {
+                return None;
+            }
+            match CudaSlots::new(self.device, self.raw(), ring.piece()) {
+                Ok(slots) => *staged = Some(CudaStaged { slots, ring }),
+                Err(_) => {
+                    // Pinned memory is scarce on this machine: ordinary copies still work.
+                    self.unstaged.set(true);
+                    return None;
+                }
+            }
+        }
+        let staged = staged.as_mut().expect("made above");
+        staged.ring.stages(len).then(|| copy(staged))
     }
 }
 
@@ -416,8 +466,166 @@ impl Drop for CudaQueue<'_> {
                 // SAFETY: the stream was created by `result::stream::create` and not destroyed.
                 let _ = unsafe { result::stream::synchronize(stream.0) };
             }
-            self.device.streams.lock().unwrap_or_else(|p| p.into_inner()).push(stream);
+            let mut staged = self.staged.take();
+            if let Some(staged) = staged.as_mut() {
+                // A read not delivered by a `finish` has no destination to go to any more.
+                staged.ring.finished(&mut staged.slots, false);
+            }
+            self.device.streams.lock().unwrap_or_else(|p| p.into_inner()).push((stream, staged));
         }
+    }
+}
+
+/// A stream's pinned staging: its two slots and their use.
+struct CudaStaged {
+    slots: CudaSlots,
+    ring: Ring,
+}
+
+/// Two slots of page-locked host memory (`cuMemAllocHost`), the stream their copies go to, and
+/// an event recorded after the last copy through each.
+struct CudaSlots {
+    host: *mut u8,
+    piece: usize,
+    stream: sys::CUstream,
+    events: [sys::CUevent; 2],
+    context: Arc<CudaContext>,
+}
+
+// SAFETY: the slots' memory and events are used only by the stream that owns them, from
+// whichever thread holds that stream, with the context bound; CUDA handles may be used from any
+// thread.
+unsafe impl Send for CudaSlots {}
+
+impl CudaSlots {
+    fn new(device: &CudaDevice, stream: sys::CUstream, piece: usize) -> Result<Self, DeviceError> {
+        let bytes = piece.checked_mul(2).ok_or_else(|| {
+            DeviceError::new(DeviceErrorKind::Alloc, "a staging piece too large".to_string())
+        })?;
+        device.bind()?;
+        let flags = sys::CUevent_flags::CU_EVENT_DISABLE_TIMING;
+        let first = result::event::create(flags)
+            .map_err(|e| api(DeviceErrorKind::Alloc, "cuEventCreate", e))?;
+        let second = match result::event::create(flags) {
+            Ok(event) => event,
+            Err(e) => {
+                // SAFETY: created just above, destroyed once.
+                let _ = unsafe { result::event::destroy(first) };
+                return Err(api(DeviceErrorKind::Alloc, "cuEventCreate", e));
+            }
+        };
+        // SAFETY: the context is bound; the memory is freed once, in `drop` (or below).
+        let host = match unsafe { result::malloc_host(bytes, 0) } {
+            Ok(host) => host.cast::<u8>(),
+            Err(e) => {
+                // SAFETY: created just above, destroyed once.
+                let _ = unsafe { result::event::destroy(first) };
+                // SAFETY: as above.
+                let _ = unsafe { result::event::destroy(second) };
+                return Err(api(DeviceErrorKind::Alloc, "cuMemAllocHost (pinned staging)", e));
+            }
+        };
+        Ok(CudaSlots {
+            host,
+            piece,
+            stream,
+            events: [first, second],
+            context: device.context.clone(),
+        })
+    }
+
+    fn bind(&self) -> Result<(), DeviceError> {
+        self.context
+            .bind_to_thread()
+            .map_err(|e| api(DeviceErrorKind::Launch, "cuCtxSetCurrent", e))
+    }
+
+    /// Records the slot's event after the copy just queued on the stream.
+    fn mark(&self, slot: usize) -> Result<(), DeviceError> {
+        // SAFETY: the event and the stream are alive (the slots' own, and their pool entry's).
+        unsafe { result::event::record(self.events[slot], self.stream) }
+            .map_err(|e| api(DeviceErrorKind::Transfer, "cuEventRecord", e))
+    }
+}
+
+impl Slots for CudaSlots {
+    fn slot(&self, slot: usize) -> *mut u8 {
+        // SAFETY: slot 0 or 1 of two pieces, inside the allocation.
+        unsafe { self.host.add(slot * self.piece) }
+    }
+
+    fn wait(&mut self, slot: usize) -> Result<(), DeviceError> {
+        self.bind()?;
+        // SAFETY: the event is alive; an event never recorded counts as completed.
+        unsafe { result::event::synchronize(self.events[slot]) }
+            .map_err(|e| api(DeviceErrorKind::Transfer, "cuEventSynchronize (a staged copy)", e))
+    }
+
+    fn copy_in(
+        &mut self,
+        slot: usize,
+        buffer: &Buffer,
+        offset: usize,
+        len: usize,
+    ) -> Result<(), DeviceError> {
+        let memory = memory_of(buffer)?;
+        self.bind()?;
+        // SAFETY: the ring checked the range against the buffer and `len` is at most a piece;
+        // the slot's bytes are not written again until the event recorded after this copy
+        // completes (the ring waits for it).
+        unsafe {
+            sys::cuMemcpyHtoDAsync_v2(
+                memory.ptr + offset as u64,
+                self.slot(slot).cast::<c_void>(),
+                len,
+                self.stream,
+            )
+        }
+        .result()
+        .map_err(|e| api(DeviceErrorKind::Transfer, "cuMemcpyHtoDAsync (staged)", e))?;
+        self.mark(slot)
+    }
+
+    fn copy_out(
+        &mut self,
+        slot: usize,
+        buffer: &Buffer,
+        offset: usize,
+        len: usize,
+    ) -> Result<(), DeviceError> {
+        let memory = memory_of(buffer)?;
+        self.bind()?;
+        // SAFETY: as in `copy_in`; the host touches the slot's bytes only after the event
+        // recorded after this copy completed (the ring waits for it, or for the stream).
+        unsafe {
+            sys::cuMemcpyDtoHAsync_v2(
+                self.slot(slot).cast::<c_void>(),
+                memory.ptr + offset as u64,
+                len,
+                self.stream,
+            )
+        }
+        .result()
+        .map_err(|e| api(DeviceErrorKind::Transfer, "cuMemcpyDtoHAsync (staged)", e))?;
+        self.mark(slot)
+    }
+}
+
+impl Drop for CudaSlots {
+    fn drop(&mut self) {
+        if self.bind().is_err() {
+            return;
+        }
+        for slot in 0..2 {
+            // SAFETY: the events were created in `new` and are destroyed once, here, after the
+            // copies they mark (a stream is synchronised before it goes back to the pool).
+            let _ = unsafe { result::event::synchronize(self.events[slot]) };
+            // SAFETY: as above.
+            let _ = unsafe { result::event::destroy(self.events[slot]) };
+        }
+        // SAFETY: allocated by `cuMemAllocHost` in `new` and freed once; no copy uses it any
+        // more (the events above completed).
+        let _ = unsafe { result::free_host(self.host.cast::<c_void>()) };
     }
 }
 
@@ -438,6 +646,14 @@ impl Queue for CudaQueue<'_> {
     ) -> Result<(), DeviceError> {
         if len == 0 {
             return Ok(());
+        }
+        let staged = self.staged(len, |s| {
+            // SAFETY: the caller keeps `data..data + len` valid until the stream is finished,
+            // longer than the call.
+            unsafe { s.ring.write(&mut s.slots, buffer, offset, data, len) }
+        });
+        if let Some(staged) = staged {
+            return staged;
         }
         let memory = self.device.memory(buffer)?;
         buffer.check_range(offset, len)?;
@@ -465,6 +681,14 @@ impl Queue for CudaQueue<'_> {
     ) -> Result<(), DeviceError> {
         if len == 0 {
             return Ok(());
+        }
+        let staged = self.staged(len, |s| {
+            // SAFETY: the caller keeps `out..out + len` valid and untouched until the stream is
+            // finished, which is when the ring delivers the reads it holds.
+            unsafe { s.ring.read(&mut s.slots, buffer, offset, out, len) }
+        });
+        if let Some(staged) = staged {
+            return staged;
         }
         let memory = self.device.memory(buffer)?;
         buffer.check_range(offset, len)?;
@@ -538,7 +762,15 @@ impl Queue for CudaQueue<'_> {
         self.device.bind()?;
         // SAFETY: the stream was created by `result::stream::create` and is not destroyed
         // while the pool holds it.
-        unsafe { result::stream::synchronize(self.raw()) }
-            .map_err(|e| api(DeviceErrorKind::Launch, "cuStreamSynchronize (a kernel failed)", e))
+        let finished = unsafe { result::stream::synchronize(self.raw()) }
+            .map_err(|e| api(DeviceErrorKind::Launch, "cuStreamSynchronize (a kernel failed)", e));
+        if let Some(staged) = self.staged.borrow_mut().as_mut() {
+            staged.ring.finished(&mut staged.slots, finished.is_ok());
+        }
+        finished
+    }
+
+    fn take_staging(&self) -> StagingStats {
+        self.staged.borrow_mut().as_mut().map(|s| s.ring.take_stats()).unwrap_or_default()
     }
 }

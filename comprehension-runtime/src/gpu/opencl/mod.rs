@@ -6,8 +6,10 @@
 //! device whose name or platform contains the given text.
 
 use super::device::{
-    Arg, Buffer, Device, DeviceError, DeviceErrorKind, DeviceInfo, Program, Queue, GROUP,
+    Arg, Buffer, Device, DeviceError, DeviceErrorKind, DeviceInfo, Program, Queue, StagingStats,
+    GROUP,
 };
+use super::staging::{Ring, Slots, Staging};
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
 use opencl3::device::{
@@ -16,25 +18,39 @@ use opencl3::device::{
 };
 use opencl3::kernel::Kernel;
 use opencl3::memory::{
-    Buffer as ClBuffer, ClMem, CL_MAP_WRITE_INVALIDATE_REGION, CL_MEM_READ_WRITE,
+    Buffer as ClBuffer, ClMem, CL_MAP_READ, CL_MAP_WRITE, CL_MAP_WRITE_INVALIDATE_REGION,
+    CL_MEM_ALLOC_HOST_PTR, CL_MEM_READ_WRITE,
 };
 use opencl3::platform::get_platforms;
 use opencl3::program::Program as ClProgram;
-use opencl3::types::{cl_device_id, cl_mem, CL_BLOCKING, CL_NON_BLOCKING};
+use opencl3::types::{
+    cl_command_queue, cl_device_id, cl_event, cl_mem, CL_BLOCKING, CL_NON_BLOCKING,
+};
 use std::any::Any;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::ptr;
 use std::sync::{Mutex, OnceLock};
 
 /// An OpenCL device with its context, one in-order queue for the device's own calls, and a
-/// pool of in-order queues that device runs take one of each.
+/// pool of in-order queues that device runs take one of each (with the pinned staging each
+/// made, where the device's runs stage their copies).
 pub(crate) struct OpenClDevice {
     info: DeviceInfo,
     id: cl_device_id,
     context: Context,
     queue: CommandQueue,
-    queues: Mutex<Vec<CommandQueue>>,
+    queues: Mutex<Vec<Pooled>>,
+    /// How runs copy: through pinned memory on a device whose memory is not the host's.
+    staging: Option<Staging>,
+}
+
+/// A queue of the pool, with its staging once a run made it. (The staging is dropped first:
+/// it unmaps its memory on the queue.)
+struct Pooled {
+    staged: Option<ClStaged>,
+    queue: CommandQueue,
 }
 
 // SAFETY: OpenCL objects (context, queue, device id) may be used from any thread: the OpenCL
@@ -163,7 +179,11 @@ impl OpenClDevice {
             // OpenCL does not tell the memory's bandwidth.
             peak_bandwidth: None,
         };
-        Ok(OpenClDevice { info, id, context, queue, queues: Mutex::default() })
+        // A CPU device's memory (PoCL's), or an integrated GPU's, is the host's: a copy is one
+        // memcpy there, and staging it would add a second.
+        let unified = info.is_cpu || device.host_unified_memory().unwrap_or(false);
+        let staging = Staging::chosen(!unified);
+        Ok(OpenClDevice { info, id, context, queue, queues: Mutex::default(), staging })
     }
 }
 
@@ -270,13 +290,20 @@ impl Device for OpenClDevice {
 
     fn queue(&self) -> Result<Box<dyn Queue + '_>, DeviceError> {
         let pooled = self.queues.lock().unwrap_or_else(|p| p.into_inner()).pop();
-        let queue = match pooled {
-            Some(queue) => queue,
+        let (queue, staged) = match pooled {
+            Some(Pooled { queue, staged }) => (queue, staged),
             #[allow(deprecated)]
-            None => CommandQueue::create_default(&self.context, 0)
-                .map_err(|e| api(DeviceErrorKind::Launch, "clCreateCommandQueue", e))?,
+            None => (
+                CommandQueue::create_default(&self.context, 0)
+                    .map_err(|e| api(DeviceErrorKind::Launch, "clCreateCommandQueue", e))?,
+                None,
+            ),
         };
-        Ok(Box::new(ClQueue { device: self, queue: Some(queue) }))
+        let staged = RefCell::new(staged);
+        if let Some(staged) = staged.borrow_mut().as_mut() {
+            staged.ring.take_stats();
+        }
+        Ok(Box::new(ClQueue { device: self, queue: Some(queue), staged, unstaged: false.into() }))
     }
 
     fn write(&self, buffer: &Buffer, offset: usize, data: &[u8]) -> Result<(), DeviceError> {
@@ -307,11 +334,39 @@ impl Device for OpenClDevice {
 struct ClQueue<'d> {
     device: &'d OpenClDevice,
     queue: Option<CommandQueue>,
+    /// The queue's pinned staging, made by the first copy it stages.
+    staged: RefCell<Option<ClStaged>>,
+    /// Set when making the staging failed: the queue's copies go straight.
+    unstaged: std::cell::Cell<bool>,
 }
 
 impl ClQueue<'_> {
     fn queue(&self) -> &CommandQueue {
         self.queue.as_ref().expect("a queue is only taken back when dropped")
+    }
+
+    /// Runs `copy` with the queue's staging when a copy of `len` bytes goes through it (made on
+    /// first use); `None` when it goes straight (no staging on this device, a short copy, or
+    /// no pinned memory to be had).
+    fn staged<R>(&self, len: usize, copy: impl FnOnce(&mut ClStaged) -> R) -> Option<R> {
+        let staging = self.device.staging?;
+        let mut staged = self.staged.borrow_mut();
+        if staged.is_none() {
+            let ring = Ring::new(staging);
+            if !ring.stages(len) || self.unstaged.get() {
+                return None;
+            }
+            match ClSlots::new(self.device, self.queue(), ring.piece()) {
+                Ok(slots) => *staged = Some(ClStaged { slots, ring }),
+                Err(_) => {
+                    // Pinned memory is scarce on this machine: ordinary copies still work.
+                    self.unstaged.set(true);
+                    return None;
+                }
+            }
+        }
+        let staged = staged.as_mut().expect("made above");
+        staged.ring.stages(len).then(|| copy(staged))
     }
 }
 
@@ -321,10 +376,183 @@ impl Drop for ClQueue<'_> {
             // Whatever a failed run left queued must end before the queue serves another run
             // (its buffers go back to the arena); an error here was already reported.
             let _ = queue.finish();
-            self.device.queues.lock().unwrap_or_else(|p| p.into_inner()).push(queue);
+            let mut staged = self.staged.take();
+            if let Some(staged) = staged.as_mut() {
+                // A read not delivered by a `finish` has no destination to go to any more.
+                staged.ring.finished(&mut staged.slots, false);
+            }
+            let pooled = Pooled { queue, staged };
+            self.device.queues.lock().unwrap_or_else(|p| p.into_inner()).push(pooled);
         }
     }
 }
+
+/// A queue's pinned staging: its two slots and their use.
+struct ClStaged {
+    slots: ClSlots,
+    ring: Ring,
+}
+
+/// Two slots of pinned memory: a buffer the driver allocates in host memory it can reach by DMA
+/// (`CL_MEM_ALLOC_HOST_PTR`), mapped once for its whole life, whose host pointer the copies of
+/// one queue read and write (the way GPU vendors' guides give pinned transfers in OpenCL), and
+/// the event of the last copy through each slot.
+struct ClSlots {
+    pinned: ClBuffer<u8>,
+    host: *mut u8,
+    piece: usize,
+    /// The queue the copies go to, which the memory was mapped on (owned by the same pool entry,
+    /// which drops the slots first).
+    queue: cl_command_queue,
+    events: [cl_event; 2],
+}
+
+impl ClSlots {
+    fn new(device: &OpenClDevice, queue: &CommandQueue, piece: usize) -> Result<Self, DeviceError> {
+        let bytes = piece.checked_mul(2).ok_or_else(|| {
+            DeviceError::new(DeviceErrorKind::Alloc, "a staging piece too large".to_string())
+        })?;
+        // SAFETY: no host pointer is passed: OpenCL allocates the memory itself, in host memory
+        // it can reach (`CL_MEM_ALLOC_HOST_PTR`).
+        let pinned = unsafe {
+            ClBuffer::<u8>::create(
+                &device.context,
+                CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+                bytes,
+                ptr::null_mut::<c_void>(),
+            )
+        }
+        .map_err(|e| api(DeviceErrorKind::Alloc, "clCreateBuffer (pinned staging)", e))?;
+        let mut mapped: cl_mem = ptr::null_mut();
+        // SAFETY: the whole buffer, mapped blocking: `mapped` then points at `bytes` bytes the
+        // host may read and write until they are unmapped (in `drop`); no command is ever queued
+        // on the pinned buffer itself, only copies that read or write its host pointer.
+        unsafe {
+            cl3::command_queue::enqueue_map_buffer(
+                queue.get(),
+                pinned.get(),
+                CL_BLOCKING,
+                CL_MAP_READ | CL_MAP_WRITE,
+                0,
+                bytes,
+                &mut mapped,
+                0,
+                ptr::null(),
+            )
+            .map(release)
+        }
+        .map_err(|e| api(DeviceErrorKind::Alloc, "clEnqueueMapBuffer (pinned staging)", e))?;
+        Ok(ClSlots {
+            pinned,
+            host: mapped.cast::<u8>(),
+            piece,
+            queue: queue.get(),
+            events: [ptr::null_mut(); 2],
+        })
+    }
+
+    /// Takes the event of a copy just queued as the slot's.
+    fn mark(&mut self, slot: usize, event: cl_event) {
+        release(std::mem::replace(&mut self.events[slot], event));
+    }
+}
+
+impl Slots for ClSlots {
+    fn slot(&self, slot: usize) -> *mut u8 {
+        // SAFETY: slot 0 or 1 of two pieces, inside the mapped buffer.
+        unsafe { self.host.add(slot * self.piece) }
+    }
+
+    fn wait(&mut self, slot: usize) -> Result<(), DeviceError> {
+        let event = std::mem::replace(&mut self.events[slot], ptr::null_mut());
+        if event.is_null() {
+            return Ok(());
+        }
+        let waited = cl3::event::wait_for_events(&[event]);
+        release(event);
+        waited.map_err(|e| api(DeviceErrorKind::Transfer, "clWaitForEvents (a staged copy)", e))
+    }
+
+    fn copy_in(
+        &mut self,
+        slot: usize,
+        buffer: &Buffer,
+        offset: usize,
+        len: usize,
+    ) -> Result<(), DeviceError> {
+        // SAFETY: the ring checked the range against the buffer and `len` is at most a piece;
+        // the slot's bytes are not written again until this copy's event completes (the ring
+        // waits for it).
+        let event = unsafe {
+            cl3::command_queue::enqueue_write_buffer(
+                self.queue,
+                mem_of(buffer).0.get(),
+                CL_NON_BLOCKING,
+                offset,
+                len,
+                self.slot(slot).cast::<c_void>(),
+                0,
+                ptr::null(),
+            )
+        }
+        .map_err(|e| api(DeviceErrorKind::Transfer, "clEnqueueWriteBuffer (staged)", e))?;
+        self.mark(slot, event);
+        Ok(())
+    }
+
+    fn copy_out(
+        &mut self,
+        slot: usize,
+        buffer: &Buffer,
+        offset: usize,
+        len: usize,
+    ) -> Result<(), DeviceError> {
+        // SAFETY: as in `copy_in`; the slot's bytes are not read or written by the host until
+        // this copy's event completes (the ring waits for it, or for the queue).
+        let event = unsafe {
+            cl3::command_queue::enqueue_read_buffer(
+                self.queue,
+                mem_of(buffer).0.get(),
+                CL_NON_BLOCKING,
+                offset,
+                len,
+                self.slot(slot).cast::<c_void>(),
+                0,
+                ptr::null(),
+            )
+        }
+        .map_err(|e| api(DeviceErrorKind::Transfer, "clEnqueueReadBuffer (staged)", e))?;
+        self.mark(slot, event);
+        Ok(())
+    }
+}
+
+impl Drop for ClSlots {
+    fn drop(&mut self) {
+        for event in self.events {
+            release(event);
+        }
+        // SAFETY: `host` is what the map in `new` returned, unmapped once; the queue is alive
+        // (its pool entry drops the slots first) and finished before a queue goes back to the
+        // pool, so no copy still uses the memory.
+        let unmapped = unsafe {
+            cl3::command_queue::enqueue_unmap_mem_object(
+                self.queue,
+                self.pinned.get(),
+                self.host.cast::<c_void>(),
+                0,
+                ptr::null(),
+            )
+        };
+        if unmapped.map(release).is_ok() {
+            let _ = cl3::command_queue::finish(self.queue);
+        }
+    }
+}
+
+// SAFETY: the slots' memory and events are used only by the queue that owns them, from whichever
+// thread holds that queue; OpenCL handles may be used from any thread (OpenCL 1.1+).
+unsafe impl Send for ClSlots {}
 
 // SAFETY: a command queue may be used from any thread (OpenCL 1.1+); the run that owns a
 // `ClQueue` is its only user.
@@ -344,6 +572,14 @@ impl Queue for ClQueue<'_> {
     ) -> Result<(), DeviceError> {
         if len == 0 {
             return Ok(());
+        }
+        let staged = self.staged(len, |s| {
+            // SAFETY: the caller keeps `data..data + len` valid until the queue is finished, longer
+            // than the call.
+            unsafe { s.ring.write(&mut s.slots, buffer, offset, data, len) }
+        });
+        if let Some(staged) = staged {
+            return staged;
         }
         buffer.check_range(offset, len)?;
         // SAFETY: the range lies inside the buffer (checked); the caller keeps `data` valid
@@ -374,6 +610,14 @@ impl Queue for ClQueue<'_> {
     ) -> Result<(), DeviceError> {
         if len == 0 {
             return Ok(());
+        }
+        let staged = self.staged(len, |s| {
+            // SAFETY: the caller keeps `out..out + len` valid and untouched until the queue is
+            // finished, which is when the ring delivers the reads it holds.
+            unsafe { s.ring.read(&mut s.slots, buffer, offset, out, len) }
+        });
+        if let Some(staged) = staged {
+            return staged;
         }
         buffer.check_range(offset, len)?;
         // SAFETY: the range lies inside the buffer (checked); the caller keeps `out` valid and
@@ -514,7 +758,15 @@ impl Queue for ClQueue<'_> {
     }
 
     fn finish(&self) -> Result<(), DeviceError> {
-        finish(self.queue())
+        let finished = finish(self.queue());
+        if let Some(staged) = self.staged.borrow_mut().as_mut() {
+            staged.ring.finished(&mut staged.slots, finished.is_ok());
+        }
+        finished
+    }
+
+    fn take_staging(&self) -> StagingStats {
+        self.staged.borrow_mut().as_mut().map(|s| s.ring.take_stats()).unwrap_or_default()
     }
 }
 

@@ -1,0 +1,420 @@
+//! Copies between the host's ordinary memory and a GPU through page-locked ("pinned") staging
+//! memory: the part of the copy path the device backends (`opencl/`, `cuda/`) share.
+//!
+//! A GPU copies by DMA, which reaches only page-locked host memory. A copy from a caller's
+//! ordinary (pageable) memory makes the driver stage it through memory of its own, and most
+//! drivers then copy synchronously: CUDA's `cuMemcpyHtoDAsync` from pageable memory returns
+//! only once the bytes are staged, and a read into pageable memory waits for everything queued
+//! before it. A run's queue instead copies through two pinned **slots** of `piece` bytes in
+//! turn ([`Ring`]): the host copies piece k + 1 into one slot while the DMA engine moves piece k
+//! out of the other, and a read lands in a slot and is copied to the caller's memory when that
+//! slot is needed again or when the queue finishes. Each slot is waited for only when it is
+//! reused (a marker — an OpenCL event, a CUDA event — of the last copy through it).
+//!
+//! A device whose memory is the host's (a CPU device such as PoCL, an integrated GPU) stages
+//! nothing: a copy there is one `memcpy` already, and a second would only cost. Copies shorter
+//! than [`DIRECT_BELOW`] go straight from the caller's memory too: the driver stages those at
+//! once. `PARCOMP_DEVICE_STAGING` overrides the choice, read once per process: `off`, or a
+//! number of bytes per piece to stage every copy of a run on any device (the tests stage
+//! through pieces of a few kilobytes on PoCL, so that the path a GPU takes runs in CI).
+
+use super::device::{Buffer, DeviceError, StagingStats};
+use std::sync::OnceLock;
+
+/// Bytes per slot where the environment does not say: large enough that a piece's DMA runs
+/// near the bus's bandwidth, small enough that the host's copy of the next piece overlaps it.
+pub(crate) const PIECE: usize = 4 << 20;
+
+/// Copies shorter than this go straight from the caller's memory where staging is chosen by
+/// default.
+pub(crate) const DIRECT_BELOW: usize = 64 << 10;
+
+/// How a device's runs copy: through slots of `piece` bytes, copies of at least `direct_below`
+/// bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Staging {
+    /// Bytes per slot.
+    pub(crate) piece: usize,
+    /// Copies shorter than this are not staged.
+    pub(crate) direct_below: usize,
+}
+
+/// What `PARCOMP_DEVICE_STAGING` says: `None` where it is unset (or unreadable), `Some(None)`
+/// for `off`, `Some(Some(piece))` for a number of bytes.
+fn overridden() -> Option<Option<usize>> {
+    static SET: OnceLock<Option<Option<usize>>> = OnceLock::new();
+    *SET.get_or_init(|| {
+        let value = std::env::var("PARCOMP_DEVICE_STAGING").ok()?;
+        let value = value.trim().replace('_', "");
+        match value.as_str() {
+            "" => None,
+            "off" | "0" => Some(None),
+            bytes => bytes.parse::<usize>().ok().map(Some),
+        }
+    })
+}
+
+impl Staging {
+    /// The staging of a device: `by_default` where its memory is not the host's, unless
+    /// `PARCOMP_DEVICE_STAGING` says otherwise.
+    pub(crate) fn chosen(by_default: bool) -> Option<Staging> {
+        match overridden() {
+            Some(Some(piece)) => Some(Staging { piece, direct_below: 1 }),
+            Some(None) => None,
+            None => by_default.then_some(Staging { piece: PIECE, direct_below: DIRECT_BELOW }),
+        }
+    }
+}
+
+/// A device's two pinned slots and the copies through them, all on one in-order queue.
+pub(crate) trait Slots {
+    /// Slot `slot`'s pinned memory: valid for reads and writes of the piece's bytes, for as long
+    /// as the slots live, and touched by the device only during copies queued with the slot.
+    fn slot(&self, slot: usize) -> *mut u8;
+    /// Waits until the copies queued with `slot` have ended (at once when there were none).
+    fn wait(&mut self, slot: usize) -> Result<(), DeviceError>;
+    /// Queues a copy of the slot's first `len` bytes into `buffer` at `offset`, and marks the
+    /// slot in use until it ends.
+    fn copy_in(
+        &mut self,
+        slot: usize,
+        buffer: &Buffer,
+        offset: usize,
+        len: usize,
+    ) -> Result<(), DeviceError>;
+    /// Queues a copy of `len` bytes of `buffer` at `offset` into the slot, and marks the slot in
+    /// use until it ends.
+    fn copy_out(
+        &mut self,
+        slot: usize,
+        buffer: &Buffer,
+        offset: usize,
+        len: usize,
+    ) -> Result<(), DeviceError>;
+}
+
+/// A queue's use of its slots: the one to use next, which hold a copy still under way, and
+/// which hold a read still to be delivered to its destination.
+pub(crate) struct Ring {
+    staging: Staging,
+    next: usize,
+    busy: [bool; 2],
+    reads: [Option<(*mut u8, usize)>; 2],
+    stats: StagingStats,
+}
+
+// SAFETY: the destinations in `reads` are the caller's, valid for writes until the queue is
+// finished (the contract of `Queue::read_async`); the ring is used by the one queue that owns
+// it, from whichever thread holds that queue, and by nothing else.
+unsafe impl Send for Ring {}
+
+impl Ring {
+    pub(crate) fn new(staging: Staging) -> Ring {
+        Ring { staging, next: 0, busy: [false; 2], reads: [None, None], stats: Default::default() }
+    }
+
+    /// Whether a copy of `len` bytes goes through the slots.
+    pub(crate) fn stages(&self, len: usize) -> bool {
+        len > 0 && len >= self.staging.direct_below
+    }
+
+    /// Bytes per slot (what the device allocates for each).
+    pub(crate) fn piece(&self) -> usize {
+        self.staging.piece
+    }
+
+    /// What the ring did since the last call, and counting starts again.
+    pub(crate) fn take_stats(&mut self) -> StagingStats {
+        std::mem::take(&mut self.stats)
+    }
+
+    /// The pieces of a copy of `len` bytes: (from, length) each.
+    fn pieces(&self, len: usize) -> impl Iterator<Item = (usize, usize)> {
+        let piece = self.staging.piece.max(1);
+        (0..len).step_by(piece).map(move |at| (at, piece.min(len - at)))
+    }
+
+    /// The next slot, free: its last copy ended, and a read it held delivered.
+    fn take_slot(&mut self, slots: &mut dyn Slots) -> Result<usize, DeviceError> {
+        let slot = self.next;
+        self.next ^= 1;
+        if self.busy[slot] {
+            slots.wait(slot)?;
+            self.busy[slot] = false;
+            self.stats.waits += 1;
+        }
+        self.deliver(slots, slot);
+        Ok(slot)
+    }
+
+    /// Copies the read slot `slot` holds (its copy has ended) to its destination.
+    fn deliver(&mut self, slots: &dyn Slots, slot: usize) {
+        if let Some((out, len)) = self.reads[slot].take() {
+            // SAFETY: the slot's copy from the device has ended (waited for, or the queue
+            // finished), so its first `len` bytes are the read's; `out` is the destination
+            // `read` was given, valid for `len` bytes of writes until the queue is finished,
+            // which has not yet returned to the caller; pinned memory and the caller's do not
+            // overlap.
+            unsafe { std::ptr::copy_nonoverlapping(slots.slot(slot), out, len) };
+            self.stats.bytes += len as u64;
+        }
+    }
+
+    /// Queues a copy of `len` bytes at `data` into `buffer` at `offset`, through the slots; the
+    /// bytes have been read when it returns.
+    ///
+    /// # Safety
+    ///
+    /// `data..data + len` must be valid for reads during the call.
+    pub(crate) unsafe fn write(
+        &mut self,
+        slots: &mut dyn Slots,
+        buffer: &Buffer,
+        offset: usize,
+        data: *const u8,
+        len: usize,
+    ) -> Result<(), DeviceError> {
+        buffer.check_range(offset, len)?;
+        for (at, n) in self.pieces(len) {
+            let slot = self.take_slot(slots)?;
+            // SAFETY: `at + n <= len`, inside the caller's bytes (the caller's promise); the slot
+            // holds a piece, at least `n` bytes, and no copy uses it now (`take_slot`).
+            unsafe { std::ptr::copy_nonoverlapping(data.add(at), slots.slot(slot), n) };
+            self.stats.bytes += n as u64;
+            slots.copy_in(slot, buffer, offset + at, n)?;
+            self.busy[slot] = true;
+        }
+        Ok(())
+    }
+
+    /// Queues a copy of `len` bytes of `buffer` at `offset` to `out`, through the slots; the bytes
+    /// are there once [`finished`](Self::finished) returns after the queue finished.
+    ///
+    /// # Safety
+    ///
+    /// `out..out + len` must be valid for writes, and neither read nor written by anything
+    /// else, until `finished` returns.
+    pub(crate) unsafe fn read(
+        &mut self,
+        slots: &mut dyn Slots,
+        buffer: &Buffer,
+        offset: usize,
+        out: *mut u8,
+        len: usize,
+    ) -> Result<(), DeviceError> {
+        buffer.check_range(offset, len)?;
+        for (at, n) in self.pieces(len) {
+            let slot = self.take_slot(slots)?;
+            slots.copy_out(slot, buffer, offset + at, n)?;
+            self.busy[slot] = true;
+            // SAFETY: `at + n <= len`: inside the caller's destination.
+            self.reads[slot] = Some((unsafe { out.add(at) }, n));
+        }
+        Ok(())
+    }
+
+    /// After the queue finished: the reads the slots still hold delivered when it finished
+    /// without error (`ok`), dropped otherwise (their destinations are not written).
+    pub(crate) fn finished(&mut self, slots: &mut dyn Slots, ok: bool) {
+        for slot in 0..2 {
+            if self.busy[slot] {
+                // Every copy ended with the queue; this only lets the device forget the marker.
+                let _ = slots.wait(slot);
+                self.busy[slot] = false;
+            }
+            if ok {
+                self.deliver(slots, slot);
+            } else {
+                self.reads[slot] = None;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// A device whose copies run only when waited for (in queue order, as an in-order queue
+    /// runs them), into buffers of host memory: reusing a slot before its copy ran, or
+    /// delivering a read before it landed, gives wrong bytes.
+    struct Lazy {
+        /// The slots' memory, reached only through `base` (as pinned memory is, by pointer).
+        _slots: Vec<u8>,
+        base: *mut u8,
+        piece: usize,
+        queued: Vec<(usize, bool, *const Buffer, usize, usize)>,
+    }
+
+    fn memory(buffer: &Buffer) -> std::sync::MutexGuard<'_, Vec<u8>> {
+        buffer.raw.downcast_ref::<Mutex<Vec<u8>>>().unwrap().lock().unwrap()
+    }
+
+    fn buffer(bytes: usize) -> Buffer {
+        Buffer { raw: Box::new(Mutex::new(vec![0u8; bytes])), bytes }
+    }
+
+    impl Lazy {
+        fn new(piece: usize) -> Lazy {
+            let mut slots = vec![0xEE; 2 * piece];
+            let base = slots.as_mut_ptr();
+            Lazy { _slots: slots, base, piece, queued: Vec::new() }
+        }
+
+        /// Runs the queued copies up to and including the last one of `slot` (all: `None`).
+        fn run(&mut self, slot: Option<usize>) {
+            let upto = match slot {
+                Some(s) => match self.queued.iter().rposition(|q| q.0 == s) {
+                    Some(last) => last + 1,
+                    None => return,
+                },
+                None => self.queued.len(),
+            };
+            for (slot, to_device, buffer, offset, len) in self.queued.drain(..upto) {
+                // SAFETY: the buffers outlive the copies queued on them.
+                let mut device = memory(unsafe { &*buffer });
+                // SAFETY: `len` is at most a piece, inside the slot.
+                let pinned = unsafe {
+                    std::slice::from_raw_parts_mut(self.base.add(slot * self.piece), len)
+                };
+                if to_device {
+                    device[offset..offset + len].copy_from_slice(pinned);
+                } else {
+                    pinned.copy_from_slice(&device[offset..offset + len]);
+                }
+            }
+        }
+    }
+
+    impl Slots for Lazy {
+        fn slot(&self, slot: usize) -> *mut u8 {
+            // SAFETY: slot 0 or 1 of two.
+            unsafe { self.base.add(slot * self.piece) }
+        }
+        fn wait(&mut self, slot: usize) -> Result<(), DeviceError> {
+            self.run(Some(slot));
+            Ok(())
+        }
+        fn copy_in(&mut self, s: usize, b: &Buffer, o: usize, n: usize) -> Result<(), DeviceError> {
+            self.queued.push((s, true, b, o, n));
+            Ok(())
+        }
+        fn copy_out(
+            &mut self,
+            s: usize,
+            b: &Buffer,
+            o: usize,
+            n: usize,
+        ) -> Result<(), DeviceError> {
+            self.queued.push((s, false, b, o, n));
+            Ok(())
+        }
+    }
+
+    fn write(ring: &mut Ring, slots: &mut Lazy, device: &Buffer, at: usize, data: &[u8]) -> Res {
+        // SAFETY: `data` is borrowed for the call, which reads it.
+        unsafe { ring.write(slots, device, at, data.as_ptr(), data.len()) }
+    }
+
+    fn read(ring: &mut Ring, slots: &mut Lazy, device: &Buffer, at: usize, out: &mut [u8]) -> Res {
+        // SAFETY: the tests look at `out` only after `finished`, and touch it no other way before.
+        unsafe { ring.read(slots, device, at, out.as_mut_ptr(), out.len()) }
+    }
+
+    type Res = Result<(), DeviceError>;
+
+    fn bytes(len: usize, seed: u8) -> Vec<u8> {
+        (0..len).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect()
+    }
+
+    #[test]
+    fn writes_and_reads_of_every_length_land_whole() {
+        for piece in [1, 7, 64] {
+            for len in [0, 1, piece - 1, piece, piece + 1, 2 * piece, 5 * piece + 3] {
+                let mut slots = Lazy::new(piece);
+                let mut ring = Ring::new(Staging { piece, direct_below: 1 });
+                let device = buffer(len + 10);
+                let data = bytes(len, 3);
+                write(&mut ring, &mut slots, &device, 10, &data).unwrap();
+                // A second write queued before the first ran: slots are reused.
+                let more = bytes(10, 90);
+                write(&mut ring, &mut slots, &device, 0, &more).unwrap();
+                let mut back = vec![0u8; len + 10];
+                read(&mut ring, &mut slots, &device, 0, &mut back).unwrap();
+                slots.run(None);
+                ring.finished(&mut slots, true);
+                assert_eq!(&back[..10], &more[..], "piece {piece}, length {len}");
+                assert_eq!(&back[10..], &data[..], "piece {piece}, length {len}");
+                let pieces =
+                    len.div_ceil(piece) + 10usize.div_ceil(piece) + (len + 10).div_ceil(piece);
+                let stats = ring.take_stats();
+                assert_eq!(stats.bytes, 2 * (len as u64 + 10), "piece {piece}, length {len}");
+                assert_eq!(stats.waits as usize, pieces.saturating_sub(2));
+                assert_eq!(ring.take_stats(), StagingStats::default());
+            }
+        }
+    }
+
+    #[test]
+    fn reads_are_delivered_in_order_with_writes_between() {
+        let piece = 16;
+        let mut slots = Lazy::new(piece);
+        let mut ring = Ring::new(Staging { piece, direct_below: 1 });
+        let device = buffer(100);
+        let data = bytes(100, 1);
+        write(&mut ring, &mut slots, &device, 0, &data).unwrap();
+        let mut first = vec![0u8; 30];
+        read(&mut ring, &mut slots, &device, 5, &mut first).unwrap();
+        // Overwrites what the read above takes, after it in the queue: the read sees the old.
+        let zeros = vec![0u8; 100];
+        write(&mut ring, &mut slots, &device, 0, &zeros).unwrap();
+        let mut second = vec![1u8; 20];
+        read(&mut ring, &mut slots, &device, 50, &mut second).unwrap();
+        slots.run(None);
+        ring.finished(&mut slots, true);
+        assert_eq!(first, &data[5..35]);
+        assert_eq!(second, vec![0u8; 20]);
+    }
+
+    #[test]
+    fn a_failed_queue_delivers_nothing() {
+        let piece = 8;
+        let mut slots = Lazy::new(piece);
+        let mut ring = Ring::new(Staging { piece, direct_below: 1 });
+        let device = buffer(8);
+        let mut out = [7u8; 8];
+        read(&mut ring, &mut slots, &device, 0, &mut out).unwrap();
+        slots.run(None);
+        ring.finished(&mut slots, false);
+        assert_eq!(out, [7u8; 8]);
+        // The ring is ready for the next run.
+        let data = bytes(8, 5);
+        write(&mut ring, &mut slots, &device, 0, &data).unwrap();
+        read(&mut ring, &mut slots, &device, 0, &mut out).unwrap();
+        slots.run(None);
+        ring.finished(&mut slots, true);
+        assert_eq!(out[..], data[..]);
+    }
+
+    #[test]
+    fn a_copy_outside_the_buffer_is_an_error_before_anything_is_queued() {
+        let mut slots = Lazy::new(4);
+        let mut ring = Ring::new(Staging { piece: 4, direct_below: 1 });
+        let device = buffer(8);
+        let data = [0u8; 9];
+        assert!(write(&mut ring, &mut slots, &device, 0, &data).is_err());
+        let mut out = [0u8; 4];
+        assert!(read(&mut ring, &mut slots, &device, 6, &mut out).is_err());
+        assert!(slots.queued.is_empty());
+    }
+
+    #[test]
+    fn short_copies_go_straight_where_staging_is_by_default() {
+        let ring = Ring::new(Staging { piece: PIECE, direct_below: DIRECT_BELOW });
+        assert!(!ring.stages(0));
+        assert!(!ring.stages(DIRECT_BELOW - 1));
+        assert!(ring.stages(DIRECT_BELOW));
+        assert!(ring.stages(10 * PIECE));
+    }
+}
