@@ -52,6 +52,23 @@ fn filters_pack_at_tile_boundaries() {
 }
 
 #[test]
+fn kept_values_read_with_their_count_or_after_it() {
+    // A filtering level's first 16 kB of values are read with its kept count: 1024 pairs of
+    // `u64`s, 1260 values of 13 bytes. Kept counts just below, at and just above them, and
+    // filters keeping few and many, give the same values either way.
+    for k in [0u64, 1, 1023, 1024, 1025, 1259, 1260, 1261, 4000] {
+        let got = on_every_backend(|| par![(x, y) | x <- 0..80u64, y <- 0..80u64, x * 80 + y < k]);
+        assert_eq!(got.len() as u64, k);
+        let got = on_every_backend(
+            || par![(x as u8, x * y, y as f32) | x <- 0..80u64, y <- 0..80u64, x * 80 + y < k],
+        );
+        assert_eq!(got.len() as u64, k);
+        // Below the first level, the kept values spread over the work-groups.
+        on_every_backend(|| par![(x, y) | x <- 0..80u64, y <- 0..x, (x * 131 + y) % 6400 < k]);
+    }
+}
+
+#[test]
 fn expansions_find_their_parents_across_tiles() {
     for &n in SIZES {
         // Rows of lengths around the boundaries, empty ones between them.

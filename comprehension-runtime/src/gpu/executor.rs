@@ -237,7 +237,43 @@ pub(crate) trait TopSink {
 pub(crate) struct Fetch<'s, 'c> {
     session: &'s mut Session<'c>,
     column: &'s Buffer,
+    /// The column's first values, read already with the wait for their count.
+    early: Option<EarlyValues>,
 }
+
+/// The first values of a filtering last level's output, read in the same wait as the kept count
+/// (before it is known): when they cover what was kept, delivering them waits no more.
+struct EarlyValues {
+    bytes: Vec<u8>,
+    /// Each component's range: its offset in the device's column, its place in `bytes`, its
+    /// length.
+    ranges: Vec<(usize, usize, usize)>,
+}
+
+impl EarlyValues {
+    /// Copies `len` bytes at `offset` of the column to `out` when they were read early.
+    ///
+    /// # Safety
+    ///
+    /// `out` must be valid for writes of `len` bytes.
+    unsafe fn copy(&self, offset: usize, out: *mut u8, len: usize) -> bool {
+        let Some(&(at, place, _)) =
+            self.ranges.iter().find(|&&(at, _, n)| at <= offset && offset + len <= at + n)
+        else {
+            return false;
+        };
+        let from = &self.bytes[place + offset - at..][..len];
+        // SAFETY: `from` holds `len` bytes; the caller's promise for `out`, which is not inside
+        // `bytes` (a local of the session's).
+        unsafe { std::ptr::copy_nonoverlapping(from.as_ptr(), out, len) };
+        true
+    }
+}
+
+/// Bytes of a filtering last level's values read with their count, before it is known: enough
+/// for a selective filter's few kept values (the Pythagorean triples keep about a hundred), so
+/// that delivering them takes no second wait, and little against a wait when more were kept.
+const EARLY_BYTES: usize = 16 << 10;
 
 impl Fetch<'_, '_> {
     /// Copies bytes of the column (`(offset, destination, length)` each) to the host, waiting
@@ -251,6 +287,12 @@ impl Fetch<'_, '_> {
         &mut self,
         parts: &[(usize, *mut u8, usize)],
     ) -> Result<(), DeviceFailure> {
+        if let Some(early) = &self.early {
+            // SAFETY: the caller's promise for each destination.
+            if parts.iter().all(|&(offset, out, len)| unsafe { early.copy(offset, out, len) }) {
+                return Ok(());
+            }
+        }
         let parts: Vec<(&Buffer, usize, *mut u8, usize)> =
             parts.iter().map(|&(offset, out, len)| (self.column, offset, out, len)).collect();
         // SAFETY: the caller's promise, passed on.
@@ -476,6 +518,40 @@ impl<'c> Session<'c> {
             fault::raise(f, &self.faults, self.site, self.backend.name());
         }
         Ok(())
+    }
+
+    /// The kept count a filtering level's scan left at `places[tiles]` (one wait) and, for a
+    /// level whose kept values are a `par!`'s (`values`), the first [`EARLY_BYTES`] of them read
+    /// in the same wait: kept when they hold every kept value.
+    fn read_kept(
+        &mut self,
+        places: &Mem<'c>,
+        tiles: u64,
+        values: Option<&Column<'c>>,
+    ) -> Result<(u64, Option<EarlyValues>), DeviceFailure> {
+        let Some(values) = values else {
+            return Ok((self.read_u64s(&[(places, tiles)])?[0], None));
+        };
+        let value_bytes = values.layout.leaves.iter().map(|l| l.size()).sum::<usize>().max(1);
+        let first = (EARLY_BYTES / value_bytes).min(values.cap as usize);
+        let mut bytes = Vec::new();
+        let (tight, reads) = values.layout.prefix_reads(first, &mut bytes).ok_or_else(too_big)?;
+        let mut kept = 0u64;
+        let mut parts: Vec<(&Buffer, usize, *mut u8, usize)> =
+            reads.iter().map(|&(at, to, len)| (&*values.mem.buf, at, to, len)).collect();
+        let count_at = tiles as usize * 8;
+        parts.push((&*places.buf, count_at, std::ptr::from_mut(&mut kept).cast::<u8>(), 8));
+        // SAFETY: the destinations are ranges of `bytes` (component k's array of the tight
+        // layout, inside it) and `kept`, locals untouched until the call returns.
+        unsafe { self.fetch(&parts)? };
+        let kept = u64::from_le(kept);
+        if kept > first as u64 {
+            return Ok((kept, None));
+        }
+        let ranges = (0..tight.leaves.len())
+            .map(|k| (values.layout.offsets[k], tight.offsets[k], reads[k].2))
+            .collect();
+        Ok((kept, Some(EarlyValues { bytes, ranges })))
     }
 
     /// Values `index..` of `u64` buffers, read together (one wait), after checking the fault.
@@ -1093,6 +1169,7 @@ impl<'c> Session<'c> {
                     .launch(&*session.program, level.kernel, items, GROUP, &args)
                     .map_err(DeviceFailure::from)
             };
+            let mut early = None;
             let kept = match &places {
                 Some(places) => {
                     // Phase 0 counts each work-group's kept positions; their scan gives each
@@ -1114,7 +1191,13 @@ impl<'c> Session<'c> {
                         )?;
                     }
                     launch(self, 1)?;
-                    let kept = self.read_u64s(&[(places, tiles)])?[0];
+                    // A `par!`'s values are read early with their count where they are few.
+                    let collects = match (&head_out, &*sink, comp.terminal) {
+                        (Some(out), Sink::Top(top), Terminal::Collect) if !top.keeps() => Some(out),
+                        _ => None,
+                    };
+                    let kept;
+                    (kept, early) = self.read_kept(places, tiles, collects)?;
                     let kept_bytes = kept * value_bytes + if nested_comp { kept * 8 } else { 0 };
                     // Which work-groups staged is not read back: the model takes the kept
                     // positions as spread evenly, so that every work-group staged when the
@@ -1128,6 +1211,8 @@ impl<'c> Session<'c> {
                     } else {
                         self.count_launch(level.kernel, reads + tiles * 8 + kept_bytes);
                     }
+                    // Phase 1, counted now, ran before the read: the read checked its fault.
+                    self.unchecked = false;
                     kept
                 }
                 None => {
@@ -1153,7 +1238,7 @@ impl<'c> Session<'c> {
             drop(stage);
             let next_sizes = Cell::new(sizes_out);
             match head_out {
-                Some(out) => self.deliver(comp, out, kept, out_group, sink)?,
+                Some(out) => self.deliver(comp, out, kept, out_group, early, sink)?,
                 None => {
                     let children = Parents::Rows {
                         count: kept,
@@ -1214,6 +1299,7 @@ impl<'c> Session<'c> {
         out: Column<'c>,
         count: u64,
         group: Option<Mem<'c>>,
+        early: Option<EarlyValues>,
         sink: &mut Sink<'_, 'c>,
     ) -> Result<(), DeviceFailure> {
         match (sink, comp.terminal) {
@@ -1228,7 +1314,7 @@ impl<'c> Session<'c> {
                     return Ok(());
                 }
                 let layout = out.layout.clone();
-                let mut fetch = Fetch { session: self, column: &out.mem.buf };
+                let mut fetch = Fetch { session: self, column: &out.mem.buf, early };
                 top.values(&layout, count as usize, &mut fetch)
             }
             (Sink::Top(top), Terminal::Reduce { reduction, kind }) => {
@@ -1567,7 +1653,7 @@ impl<'c> Session<'c> {
                     .position(|(r, _)| *r == nested.result)
                     .ok_or_else(|| malformed("the head's result"))?;
                 let (_, out) = results.swap_remove(at);
-                return self.deliver(comp, out, *count, None, sink);
+                return self.deliver(comp, out, *count, None, None, sink);
             }
         }
         let head = comp.head_kernel.expect("a comprehension with nested ones has a head kernel");
@@ -1610,7 +1696,7 @@ impl<'c> Session<'c> {
             };
             self.queue.launch(&*self.program, head, items, GROUP, &args)?;
         }
-        self.deliver(comp, out, *count, out_group, sink)
+        self.deliver(comp, out, *count, out_group, None, sink)
     }
 }
 
