@@ -69,6 +69,32 @@ fn kept_values_read_with_their_count_or_after_it() {
 }
 
 #[test]
+fn a_rows_test_in_whole_vectors_reads_only_the_row() {
+    // A filtering level's test of a row runs over whole vectors of positions on a CPU device,
+    // those past the row's end repeating its last: rows of every length from 1 to 40, each
+    // position reading its own element of a slice that ends exactly with the last row (37
+    // long, not a whole number of vectors), so that a position past a row's end read as itself
+    // would read past the slice (a fault).
+    let lens: Vec<u64> = (1..=37).collect();
+    let v: Vec<u64> = (0..37 * 38 / 2).map(|i| i * 7 % 11).collect();
+    let from_longest: Vec<u64> = lens.iter().rev().copied().collect();
+    for keep in [0u64, 3, 10] {
+        let got = on_every_backend(
+            || par![(l, y) | l <- &lens, y <- 0..l, v[(l * (l - 1) / 2 + y) as usize] < keep],
+        );
+        assert_eq!(got.len(), v.iter().filter(|&&x| x < keep).count());
+        // The rows from the longest, the last one position long.
+        let got = on_every_backend(
+            || par![(l, y) | l <- &from_longest, y <- 0..l, v[(l * (l - 1) / 2 + y) as usize] < keep],
+        );
+        assert_eq!(got.len(), v.iter().filter(|&&x| x < keep).count());
+    }
+    // Each row's last position kept, alone.
+    let got = on_every_backend(|| par![(l, y) | l <- &lens, y <- 0..l, y + 1 == l]);
+    assert_eq!(got.len(), lens.len());
+}
+
+#[test]
 fn expansions_find_their_parents_across_tiles() {
     for &n in SIZES {
         // Rows of lengths around the boundaries, empty ones between them.

@@ -49,6 +49,19 @@ pub(crate) fn filter_items(types: &[TypeDesc], is_cpu: bool) -> u64 {
     }
 }
 
+/// The positions a filtering level's test of a row (its filters alone, `coarse_rows` in the
+/// kernel writer) takes at a time (`PC_PROBE_LANES`, defined per program): on a CPU device,
+/// whose compiler vectorizes that loop, a vector's lanes of 32-bit values — the row padded to
+/// whole vectors with its last position again, uncounted, so that no scalar loop finishes each
+/// row; on a GPU, whose work-item runs the loop alone, 1 (no padding).
+pub(crate) fn probe_lanes(is_cpu: bool) -> u64 {
+    if is_cpu {
+        8
+    } else {
+        1
+    }
+}
+
 /// Combined items per work-item of the load-balanced search (`PC_LBS_ITEMS`).
 pub(crate) const LBS_ITEMS: u64 = 16;
 
@@ -463,6 +476,7 @@ pub(crate) fn comprehension_source(
 ) -> String {
     let mut out = headers(fp64);
     let _ = writeln!(out, "#define PC_FILTER_ITEMS {}u", filter_items(class_types, is_cpu));
+    let _ = writeln!(out, "#define PC_PROBE_LANES {}u", probe_lanes(is_cpu));
     let _ = writeln!(out, "/* ---- types ---- */\n{}", types.source);
     let _ = writeln!(out, "/* ---- #[par_fn]s ---- */\n{par_fns}");
     let _ = writeln!(out, "/* ---- classes ---- */\n{classes}");

@@ -811,7 +811,8 @@ impl KernelWriter<'_> {
                 self.position(plan, level, "pc_ci", &mut test);
                 probe.append(test);
                 probe.line("} while (0);");
-                probe.line("pc_hits += pc_pass;");
+                // (A position past the row's end, which repeats its last, counts nothing.)
+                probe.line("pc_hits += (pc_u32)pc_pass & (pc_u32)(pc_q < pc_end);");
                 coarse_rows(&mut body, loads, probe)
             }
             (None, None) if compacting => {
@@ -1357,10 +1358,14 @@ fn coarse_rows(body: &mut Body, loads: Body, probe: Body) -> Body {
     // positions run in full (the filters again, and the values held), and so do the next row's
     // until a row keeps none. A selective filter costs a vectorized test per position, a filter
     // that keeps many one test more per row it enters keeping.
+    // The test runs over whole vectors of PC_PROBE_LANES positions, those past the row's end
+    // repeating its last (a position of the row, so no check fails that would not anyway) and
+    // counting nothing: no scalar loop after the vectorized one for each row.
     row.line("if (pc_probe) {");
     row.line("  pc_u32 pc_hits = 0;");
-    row.line("  pc_u64 pc_ci = pc_i;");
-    row.line("  for (pc_u32 pc_q = pc_k; pc_q < pc_end; pc_q++, pc_ci++) {");
+    row.line("  pc_u32 pc_stop = pc_k + (pc_end - pc_k + PC_PROBE_LANES - 1u) / PC_PROBE_LANES * PC_PROBE_LANES;");
+    row.line("  for (pc_u32 pc_q = pc_k; pc_q < pc_stop; pc_q++) {");
+    row.line("    pc_u64 pc_ci = pc_i + (pc_u64)((pc_q < pc_end ? pc_q : pc_end - 1u) - pc_k);");
     for line in probe.text().lines() {
         row.line(format!("    {line}"));
     }
