@@ -19,11 +19,15 @@
 //! through pieces of a few kilobytes on PoCL, so that the path a GPU takes runs in CI).
 
 use super::device::{Buffer, DeviceError, StagingStats};
+use std::cell::{Cell, RefCell};
 use std::sync::OnceLock;
 
 /// Bytes per slot where the environment does not say: large enough that a piece's DMA runs
 /// near the bus's bandwidth, small enough that the host's copy of the next piece overlaps it.
 pub(crate) const PIECE: usize = 4 << 20;
+
+/// The largest piece `PARCOMP_DEVICE_STAGING` may ask for (a device allocates two).
+pub(crate) const MOST_PIECE: usize = 1 << 30;
 
 /// Copies shorter than this go straight from the caller's memory where staging is chosen by
 /// default.
@@ -59,11 +63,20 @@ impl Staging {
     /// `PARCOMP_DEVICE_STAGING` says otherwise.
     pub(crate) fn chosen(by_default: bool) -> Option<Staging> {
         match overridden() {
-            Some(Some(piece)) => Some(Staging { piece, direct_below: 1 }),
+            Some(Some(piece)) => Some(Staging { piece: piece.min(MOST_PIECE), direct_below: 1 }),
             Some(None) => None,
             None => by_default.then_some(Staging { piece: PIECE, direct_below: DIRECT_BELOW }),
         }
     }
+}
+
+/// Which way a copy through a slot goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Way {
+    /// From the slot into the device's buffer.
+    In,
+    /// From the device's buffer into the slot.
+    Out,
 }
 
 /// A device's two pinned slots and the copies through them, all on one in-order queue.
@@ -73,20 +86,13 @@ pub(crate) trait Slots {
     fn slot(&self, slot: usize) -> *mut u8;
     /// Waits until the copies queued with `slot` have ended (at once when there were none).
     fn wait(&mut self, slot: usize) -> Result<(), DeviceError>;
-    /// Queues a copy of the slot's first `len` bytes into `buffer` at `offset`, and marks the
-    /// slot in use until it ends.
-    fn copy_in(
+    /// Queues a copy of `len` bytes between the slot's first bytes and `buffer` at `offset`, the
+    /// way `way` says (the ring has checked the range against the buffer, and `len` is at most a
+    /// piece), and marks the slot in use until it ends.
+    fn copy(
         &mut self,
         slot: usize,
-        buffer: &Buffer,
-        offset: usize,
-        len: usize,
-    ) -> Result<(), DeviceError>;
-    /// Queues a copy of `len` bytes of `buffer` at `offset` into the slot, and marks the slot in
-    /// use until it ends.
-    fn copy_out(
-        &mut self,
-        slot: usize,
+        way: Way,
         buffer: &Buffer,
         offset: usize,
         len: usize,
@@ -181,7 +187,7 @@ impl Ring {
             // holds a piece, at least `n` bytes, and no copy uses it now (`take_slot`).
             unsafe { std::ptr::copy_nonoverlapping(data.add(at), slots.slot(slot), n) };
             self.stats.bytes += n as u64;
-            slots.copy_in(slot, buffer, offset + at, n)?;
+            slots.copy(slot, Way::In, buffer, offset + at, n)?;
             self.busy[slot] = true;
         }
         Ok(())
@@ -205,7 +211,7 @@ impl Ring {
         buffer.check_range(offset, len)?;
         for (at, n) in self.pieces(len) {
             let slot = self.take_slot(slots)?;
-            slots.copy_out(slot, buffer, offset + at, n)?;
+            slots.copy(slot, Way::Out, buffer, offset + at, n)?;
             self.busy[slot] = true;
             // SAFETY: `at + n <= len`: inside the caller's destination.
             self.reads[slot] = Some((unsafe { out.add(at) }, n));
@@ -228,6 +234,81 @@ impl Ring {
                 self.reads[slot] = None;
             }
         }
+    }
+}
+
+/// The slots a queue made and their ring, kept with the queue in its device's pool.
+pub(crate) type PooledSlots<S> = (S, Ring);
+
+/// A queue's staging, as the device backends keep it: the slots and their ring once the
+/// queue's first staged copy made them (kept with the queue in its device's pool after), or a
+/// note that making them failed (the queue's copies then go straight).
+pub(crate) struct QueueStaging<S> {
+    staging: Option<Staging>,
+    staged: RefCell<Option<PooledSlots<S>>>,
+    unstaged: Cell<bool>,
+}
+
+impl<S: Slots> QueueStaging<S> {
+    /// The staging of a queue taken from its device's pool with `pooled`, the slots it made
+    /// before (their counts start again).
+    pub(crate) fn new(staging: Option<Staging>, pooled: Option<PooledSlots<S>>) -> Self {
+        let mut pooled = pooled;
+        if let Some((_, ring)) = pooled.as_mut() {
+            ring.take_stats();
+        }
+        QueueStaging { staging, staged: RefCell::new(pooled), unstaged: Cell::new(false) }
+    }
+
+    /// Runs `copy` with the slots and their ring when a copy of `len` bytes goes through them
+    /// (made by `make`, given the piece's bytes, on first use); `None` when it goes straight
+    /// (no staging on this device, a short copy, or no pinned memory to be had).
+    pub(crate) fn copy<R>(
+        &self,
+        len: usize,
+        make: impl FnOnce(usize) -> Result<S, DeviceError>,
+        copy: impl FnOnce(&mut S, &mut Ring) -> R,
+    ) -> Option<R> {
+        let staging = self.staging?;
+        let mut staged = self.staged.borrow_mut();
+        if staged.is_none() {
+            let ring = Ring::new(staging);
+            if !ring.stages(len) || self.unstaged.get() {
+                return None;
+            }
+            match make(ring.piece()) {
+                Ok(slots) => *staged = Some((slots, ring)),
+                Err(_) => {
+                    // Pinned memory is scarce on this machine: ordinary copies still work.
+                    self.unstaged.set(true);
+                    return None;
+                }
+            }
+        }
+        let (slots, ring) = staged.as_mut().expect("made above");
+        ring.stages(len).then(|| copy(slots, ring))
+    }
+
+    /// After the queue finished (`ok`: without error): see [`Ring::finished`].
+    pub(crate) fn finished(&self, ok: bool) {
+        if let Some((slots, ring)) = self.staged.borrow_mut().as_mut() {
+            ring.finished(slots, ok);
+        }
+    }
+
+    /// What the staging did since the queue was taken, or since the last call.
+    pub(crate) fn take_stats(&self) -> StagingStats {
+        self.staged.borrow_mut().as_mut().map(|(_, ring)| ring.take_stats()).unwrap_or_default()
+    }
+
+    /// The slots, for the pool, once the queue has finished: a read not delivered by a finish
+    /// has no destination to go to any more, and is dropped.
+    pub(crate) fn into_pooled(self) -> Option<PooledSlots<S>> {
+        let mut staged = self.staged.into_inner();
+        if let Some((slots, ring)) = staged.as_mut() {
+            ring.finished(slots, false);
+        }
+        staged
     }
 }
 
@@ -296,18 +377,15 @@ mod tests {
             self.run(Some(slot));
             Ok(())
         }
-        fn copy_in(&mut self, s: usize, b: &Buffer, o: usize, n: usize) -> Result<(), DeviceError> {
-            self.queued.push((s, true, b, o, n));
-            Ok(())
-        }
-        fn copy_out(
+        fn copy(
             &mut self,
             s: usize,
+            way: Way,
             b: &Buffer,
             o: usize,
             n: usize,
         ) -> Result<(), DeviceError> {
-            self.queued.push((s, false, b, o, n));
+            self.queued.push((s, way == Way::In, b, o, n));
             Ok(())
         }
     }

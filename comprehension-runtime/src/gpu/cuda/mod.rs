@@ -17,11 +17,10 @@ pub use nvrtc::{compile, nvrtc_available, nvrtc_version, Compiled};
 use super::device::{
     Arg, Buffer, Device, DeviceError, DeviceErrorKind, DeviceInfo, Program, Queue, StagingStats,
 };
-use super::staging::{Ring, Slots, Staging};
+use super::staging::{PooledSlots, QueueStaging, Ring, Slots, Staging, Way};
 use cudarc::driver::{result, sys, CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 use std::any::Any;
-use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex};
@@ -35,7 +34,7 @@ pub(crate) struct CudaDevice {
     info: DeviceInfo,
     context: Arc<CudaContext>,
     arch: (i32, i32),
-    streams: Mutex<Vec<(Stream, Option<CudaStaged>)>>,
+    streams: Mutex<Vec<(Stream, Option<PooledSlots<CudaSlots>>)>>,
     /// How runs copy: through pinned memory, unless the GPU shares the host's memory.
     staging: Option<Staging>,
 }
@@ -385,7 +384,7 @@ impl Device for CudaDevice {
 
     fn queue(&self) -> Result<Box<dyn Queue + '_>, DeviceError> {
         let pooled = self.streams.lock().unwrap_or_else(|p| p.into_inner()).pop();
-        let (stream, mut staged) = match pooled {
+        let (stream, staged) = match pooled {
             Some(pooled) => pooled,
             None => {
                 self.bind()?;
@@ -394,15 +393,8 @@ impl Device for CudaDevice {
                 (Stream(raw), None)
             }
         };
-        if let Some(staged) = staged.as_mut() {
-            staged.ring.take_stats();
-        }
-        Ok(Box::new(CudaQueue {
-            device: self,
-            stream: Some(stream),
-            staged: RefCell::new(staged),
-            unstaged: Cell::new(false),
-        }))
+        let staging = Some(QueueStaging::new(self.staging, staged));
+        Ok(Box::new(CudaQueue { device: self, stream: Some(stream), staging }))
     }
 
     fn free_memory(&self) -> Option<u64> {
@@ -421,10 +413,8 @@ impl Device for CudaDevice {
 struct CudaQueue<'d> {
     device: &'d CudaDevice,
     stream: Option<Stream>,
-    /// The stream's pinned staging, made by the first copy it stages.
-    staged: RefCell<Option<CudaStaged>>,
-    /// Set when making the staging failed: the stream's copies go straight.
-    unstaged: Cell<bool>,
+    /// The stream's pinned staging (taken back with the stream when dropped).
+    staging: Option<QueueStaging<CudaSlots>>,
 }
 
 impl CudaQueue<'_> {
@@ -432,28 +422,18 @@ impl CudaQueue<'_> {
         self.stream.as_ref().expect("a stream is only taken back when dropped").0
     }
 
-    /// Runs `copy` with the stream's staging when a copy of `len` bytes goes through it (made on
-    /// first use); `None` when it goes straight (an integrated GPU, a short copy, or no pinned
-    /// memory to be had).
-    fn staged<R>(&self, len: usize, copy: impl FnOnce(&mut CudaStaged) -> R) -> Option<R> {
-        let staging = self.device.staging?;
-        let mut staged = self.staged.borrow_mut();
-        if staged.is_none() {
-            let ring = Ring::new(staging);
-            if !ring.stages(len) || self.unstaged.get() {
-                return None;
-            }
-            match CudaSlots::new(self.device, self.raw(), ring.piece()) {
-                Ok(slots) => *staged = Some(CudaStaged { slots, ring }),
-                Err(_) => {
-                    // Pinned memory is scarce on this machine: ordinary copies still work.
-                    self.unstaged.set(true);
-                    return None;
-                }
-            }
-        }
-        let staged = staged.as_mut().expect("made above");
-        staged.ring.stages(len).then(|| copy(staged))
+    fn staging(&self) -> &QueueStaging<CudaSlots> {
+        self.staging.as_ref().expect("a stream's staging is only taken back when dropped")
+    }
+
+    /// Runs `copy` through the stream's pinned slots (made on first use) when a copy of `len`
+    /// bytes goes through them; `None` when it goes straight.
+    fn staged<R>(
+        &self,
+        len: usize,
+        copy: impl FnOnce(&mut CudaSlots, &mut Ring) -> R,
+    ) -> Option<R> {
+        self.staging().copy(len, |piece| CudaSlots::new(self.device, self.raw(), piece), copy)
     }
 }
 
@@ -466,20 +446,10 @@ impl Drop for CudaQueue<'_> {
                 // SAFETY: the stream was created by `result::stream::create` and not destroyed.
                 let _ = unsafe { result::stream::synchronize(stream.0) };
             }
-            let mut staged = self.staged.take();
-            if let Some(staged) = staged.as_mut() {
-                // A read not delivered by a `finish` has no destination to go to any more.
-                staged.ring.finished(&mut staged.slots, false);
-            }
+            let staged = self.staging.take().and_then(QueueStaging::into_pooled);
             self.device.streams.lock().unwrap_or_else(|p| p.into_inner()).push((stream, staged));
         }
     }
-}
-
-/// A stream's pinned staging: its two slots and their use.
-struct CudaStaged {
-    slots: CudaSlots,
-    ring: Ring,
 }
 
 /// Two slots of page-locked host memory (`cuMemAllocHost`), the stream their copies go to, and
@@ -499,9 +469,8 @@ unsafe impl Send for CudaSlots {}
 
 impl CudaSlots {
     fn new(device: &CudaDevice, stream: sys::CUstream, piece: usize) -> Result<Self, DeviceError> {
-        let bytes = piece.checked_mul(2).ok_or_else(|| {
-            DeviceError::new(DeviceErrorKind::Alloc, "a staging piece too large".to_string())
-        })?;
+        // Two slots (a piece is at most 1 GiB: no overflow).
+        let bytes = 2 * piece;
         device.bind()?;
         let flags = sys::CUevent_flags::CU_EVENT_DISABLE_TIMING;
         let first = result::event::create(flags)
@@ -561,52 +530,32 @@ impl Slots for CudaSlots {
             .map_err(|e| api(DeviceErrorKind::Transfer, "cuEventSynchronize (a staged copy)", e))
     }
 
-    fn copy_in(
+    fn copy(
         &mut self,
         slot: usize,
+        way: Way,
         buffer: &Buffer,
         offset: usize,
         len: usize,
     ) -> Result<(), DeviceError> {
-        let memory = memory_of(buffer)?;
+        let (device, host) = (memory_of(buffer)?.ptr + offset as u64, self.slot(slot));
         self.bind()?;
-        // SAFETY: the ring checked the range against the buffer and `len` is at most a piece;
-        // the slot's bytes are not written again until the event recorded after this copy
-        // completes (the ring waits for it).
-        unsafe {
-            sys::cuMemcpyHtoDAsync_v2(
-                memory.ptr + offset as u64,
-                self.slot(slot).cast::<c_void>(),
-                len,
-                self.stream,
-            )
-        }
-        .result()
-        .map_err(|e| api(DeviceErrorKind::Transfer, "cuMemcpyHtoDAsync (staged)", e))?;
-        self.mark(slot)
-    }
-
-    fn copy_out(
-        &mut self,
-        slot: usize,
-        buffer: &Buffer,
-        offset: usize,
-        len: usize,
-    ) -> Result<(), DeviceError> {
-        let memory = memory_of(buffer)?;
-        self.bind()?;
-        // SAFETY: as in `copy_in`; the host touches the slot's bytes only after the event
-        // recorded after this copy completed (the ring waits for it, or for the stream).
-        unsafe {
-            sys::cuMemcpyDtoHAsync_v2(
-                self.slot(slot).cast::<c_void>(),
-                memory.ptr + offset as u64,
-                len,
-                self.stream,
-            )
-        }
-        .result()
-        .map_err(|e| api(DeviceErrorKind::Transfer, "cuMemcpyDtoHAsync (staged)", e))?;
+        // SAFETY: the ring checked the range against the buffer, and `len` is at most a piece;
+        // the host does not touch the slot's bytes again until the event recorded after this
+        // copy completed (the ring waits for it, or for the stream).
+        let copied = unsafe {
+            match way {
+                Way::In => {
+                    sys::cuMemcpyHtoDAsync_v2(device, host.cast::<c_void>(), len, self.stream)
+                }
+                Way::Out => {
+                    sys::cuMemcpyDtoHAsync_v2(host.cast::<c_void>(), device, len, self.stream)
+                }
+            }
+        };
+        copied
+            .result()
+            .map_err(|e| api(DeviceErrorKind::Transfer, "a staged cuMemcpy{HtoD,DtoH}Async", e))?;
         self.mark(slot)
     }
 }
@@ -647,10 +596,10 @@ impl Queue for CudaQueue<'_> {
         if len == 0 {
             return Ok(());
         }
-        let staged = self.staged(len, |s| {
+        let staged = self.staged(len, |slots, ring| {
             // SAFETY: the caller keeps `data..data + len` valid until the stream is finished,
             // longer than the call.
-            unsafe { s.ring.write(&mut s.slots, buffer, offset, data, len) }
+            unsafe { ring.write(slots, buffer, offset, data, len) }
         });
         if let Some(staged) = staged {
             return staged;
@@ -682,10 +631,10 @@ impl Queue for CudaQueue<'_> {
         if len == 0 {
             return Ok(());
         }
-        let staged = self.staged(len, |s| {
+        let staged = self.staged(len, |slots, ring| {
             // SAFETY: the caller keeps `out..out + len` valid and untouched until the stream is
             // finished, which is when the ring delivers the reads it holds.
-            unsafe { s.ring.read(&mut s.slots, buffer, offset, out, len) }
+            unsafe { ring.read(slots, buffer, offset, out, len) }
         });
         if let Some(staged) = staged {
             return staged;
@@ -764,13 +713,11 @@ impl Queue for CudaQueue<'_> {
         // while the pool holds it.
         let finished = unsafe { result::stream::synchronize(self.raw()) }
             .map_err(|e| api(DeviceErrorKind::Launch, "cuStreamSynchronize (a kernel failed)", e));
-        if let Some(staged) = self.staged.borrow_mut().as_mut() {
-            staged.ring.finished(&mut staged.slots, finished.is_ok());
-        }
+        self.staging().finished(finished.is_ok());
         finished
     }
 
     fn take_staging(&self) -> StagingStats {
-        self.staged.borrow_mut().as_mut().map(|s| s.ring.take_stats()).unwrap_or_default()
+        self.staging().take_stats()
     }
 }

@@ -9,7 +9,7 @@ use super::device::{
     Arg, Buffer, Device, DeviceError, DeviceErrorKind, DeviceInfo, Program, Queue, StagingStats,
     GROUP,
 };
-use super::staging::{Ring, Slots, Staging};
+use super::staging::{PooledSlots, QueueStaging, Ring, Slots, Staging, Way};
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
 use opencl3::device::{
@@ -27,7 +27,6 @@ use opencl3::types::{
     cl_command_queue, cl_device_id, cl_event, cl_mem, CL_BLOCKING, CL_NON_BLOCKING,
 };
 use std::any::Any;
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::ptr;
@@ -49,7 +48,7 @@ pub(crate) struct OpenClDevice {
 /// A queue of the pool, with its staging once a run made it. (The staging is dropped first:
 /// it unmaps its memory on the queue.)
 struct Pooled {
-    staged: Option<ClStaged>,
+    staged: Option<PooledSlots<ClSlots>>,
     queue: CommandQueue,
 }
 
@@ -299,11 +298,8 @@ impl Device for OpenClDevice {
                 None,
             ),
         };
-        let staged = RefCell::new(staged);
-        if let Some(staged) = staged.borrow_mut().as_mut() {
-            staged.ring.take_stats();
-        }
-        Ok(Box::new(ClQueue { device: self, queue: Some(queue), staged, unstaged: false.into() }))
+        let staging = QueueStaging::new(self.staging, staged);
+        Ok(Box::new(ClQueue { device: self, queue: Some(queue), staging: Some(staging) }))
     }
 
     fn write(&self, buffer: &Buffer, offset: usize, data: &[u8]) -> Result<(), DeviceError> {
@@ -334,10 +330,8 @@ impl Device for OpenClDevice {
 struct ClQueue<'d> {
     device: &'d OpenClDevice,
     queue: Option<CommandQueue>,
-    /// The queue's pinned staging, made by the first copy it stages.
-    staged: RefCell<Option<ClStaged>>,
-    /// Set when making the staging failed: the queue's copies go straight.
-    unstaged: std::cell::Cell<bool>,
+    /// The queue's pinned staging (taken back with the queue when dropped).
+    staging: Option<QueueStaging<ClSlots>>,
 }
 
 impl ClQueue<'_> {
@@ -345,28 +339,14 @@ impl ClQueue<'_> {
         self.queue.as_ref().expect("a queue is only taken back when dropped")
     }
 
-    /// Runs `copy` with the queue's staging when a copy of `len` bytes goes through it (made on
-    /// first use); `None` when it goes straight (no staging on this device, a short copy, or
-    /// no pinned memory to be had).
-    fn staged<R>(&self, len: usize, copy: impl FnOnce(&mut ClStaged) -> R) -> Option<R> {
-        let staging = self.device.staging?;
-        let mut staged = self.staged.borrow_mut();
-        if staged.is_none() {
-            let ring = Ring::new(staging);
-            if !ring.stages(len) || self.unstaged.get() {
-                return None;
-            }
-            match ClSlots::new(self.device, self.queue(), ring.piece()) {
-                Ok(slots) => *staged = Some(ClStaged { slots, ring }),
-                Err(_) => {
-                    // Pinned memory is scarce on this machine: ordinary copies still work.
-                    self.unstaged.set(true);
-                    return None;
-                }
-            }
-        }
-        let staged = staged.as_mut().expect("made above");
-        staged.ring.stages(len).then(|| copy(staged))
+    fn staging(&self) -> &QueueStaging<ClSlots> {
+        self.staging.as_ref().expect("a queue's staging is only taken back when dropped")
+    }
+
+    /// Runs `copy` through the queue's pinned slots (made on first use) when a copy of `len`
+    /// bytes goes through them; `None` when it goes straight.
+    fn staged<R>(&self, len: usize, copy: impl FnOnce(&mut ClSlots, &mut Ring) -> R) -> Option<R> {
+        self.staging().copy(len, |piece| ClSlots::new(self.device, self.queue(), piece), copy)
     }
 }
 
@@ -376,21 +356,11 @@ impl Drop for ClQueue<'_> {
             // Whatever a failed run left queued must end before the queue serves another run
             // (its buffers go back to the arena); an error here was already reported.
             let _ = queue.finish();
-            let mut staged = self.staged.take();
-            if let Some(staged) = staged.as_mut() {
-                // A read not delivered by a `finish` has no destination to go to any more.
-                staged.ring.finished(&mut staged.slots, false);
-            }
+            let staged = self.staging.take().and_then(QueueStaging::into_pooled);
             let pooled = Pooled { queue, staged };
             self.device.queues.lock().unwrap_or_else(|p| p.into_inner()).push(pooled);
         }
     }
-}
-
-/// A queue's pinned staging: its two slots and their use.
-struct ClStaged {
-    slots: ClSlots,
-    ring: Ring,
 }
 
 /// Two slots of pinned memory: a buffer the driver allocates in host memory it can reach by DMA
@@ -409,9 +379,8 @@ struct ClSlots {
 
 impl ClSlots {
     fn new(device: &OpenClDevice, queue: &CommandQueue, piece: usize) -> Result<Self, DeviceError> {
-        let bytes = piece.checked_mul(2).ok_or_else(|| {
-            DeviceError::new(DeviceErrorKind::Alloc, "a staging piece too large".to_string())
-        })?;
+        // Two slots (a piece is at most 1 GiB: no overflow).
+        let bytes = 2 * piece;
         // SAFETY: no host pointer is passed: OpenCL allocates the memory itself, in host memory
         // it can reach (`CL_MEM_ALLOC_HOST_PTR`).
         let pinned = unsafe {
@@ -473,55 +442,43 @@ impl Slots for ClSlots {
         waited.map_err(|e| api(DeviceErrorKind::Transfer, "clWaitForEvents (a staged copy)", e))
     }
 
-    fn copy_in(
+    fn copy(
         &mut self,
         slot: usize,
+        way: Way,
         buffer: &Buffer,
         offset: usize,
         len: usize,
     ) -> Result<(), DeviceError> {
-        // SAFETY: the ring checked the range against the buffer and `len` is at most a piece;
-        // the slot's bytes are not written again until this copy's event completes (the ring
-        // waits for it).
+        let (mem, at) = (mem_of(buffer).0.get(), self.slot(slot).cast::<c_void>());
+        // SAFETY: the ring checked the range against the buffer, and `len` is at most a piece;
+        // the host does not touch the slot's bytes again until this copy's event completed (the
+        // ring waits for it, or for the queue).
         let event = unsafe {
-            cl3::command_queue::enqueue_write_buffer(
-                self.queue,
-                mem_of(buffer).0.get(),
-                CL_NON_BLOCKING,
-                offset,
-                len,
-                self.slot(slot).cast::<c_void>(),
-                0,
-                ptr::null(),
-            )
+            match way {
+                Way::In => cl3::command_queue::enqueue_write_buffer(
+                    self.queue,
+                    mem,
+                    CL_NON_BLOCKING,
+                    offset,
+                    len,
+                    at,
+                    0,
+                    ptr::null(),
+                ),
+                Way::Out => cl3::command_queue::enqueue_read_buffer(
+                    self.queue,
+                    mem,
+                    CL_NON_BLOCKING,
+                    offset,
+                    len,
+                    at,
+                    0,
+                    ptr::null(),
+                ),
+            }
         }
-        .map_err(|e| api(DeviceErrorKind::Transfer, "clEnqueueWriteBuffer (staged)", e))?;
-        self.mark(slot, event);
-        Ok(())
-    }
-
-    fn copy_out(
-        &mut self,
-        slot: usize,
-        buffer: &Buffer,
-        offset: usize,
-        len: usize,
-    ) -> Result<(), DeviceError> {
-        // SAFETY: as in `copy_in`; the slot's bytes are not read or written by the host until
-        // this copy's event completes (the ring waits for it, or for the queue).
-        let event = unsafe {
-            cl3::command_queue::enqueue_read_buffer(
-                self.queue,
-                mem_of(buffer).0.get(),
-                CL_NON_BLOCKING,
-                offset,
-                len,
-                self.slot(slot).cast::<c_void>(),
-                0,
-                ptr::null(),
-            )
-        }
-        .map_err(|e| api(DeviceErrorKind::Transfer, "clEnqueueReadBuffer (staged)", e))?;
+        .map_err(|e| api(DeviceErrorKind::Transfer, "a staged clEnqueue{Write,Read}Buffer", e))?;
         self.mark(slot, event);
         Ok(())
     }
@@ -573,10 +530,10 @@ impl Queue for ClQueue<'_> {
         if len == 0 {
             return Ok(());
         }
-        let staged = self.staged(len, |s| {
+        let staged = self.staged(len, |slots, ring| {
             // SAFETY: the caller keeps `data..data + len` valid until the queue is finished, longer
             // than the call.
-            unsafe { s.ring.write(&mut s.slots, buffer, offset, data, len) }
+            unsafe { ring.write(slots, buffer, offset, data, len) }
         });
         if let Some(staged) = staged {
             return staged;
@@ -611,10 +568,10 @@ impl Queue for ClQueue<'_> {
         if len == 0 {
             return Ok(());
         }
-        let staged = self.staged(len, |s| {
+        let staged = self.staged(len, |slots, ring| {
             // SAFETY: the caller keeps `out..out + len` valid and untouched until the queue is
             // finished, which is when the ring delivers the reads it holds.
-            unsafe { s.ring.read(&mut s.slots, buffer, offset, out, len) }
+            unsafe { ring.read(slots, buffer, offset, out, len) }
         });
         if let Some(staged) = staged {
             return staged;
@@ -759,14 +716,12 @@ impl Queue for ClQueue<'_> {
 
     fn finish(&self) -> Result<(), DeviceError> {
         let finished = finish(self.queue());
-        if let Some(staged) = self.staged.borrow_mut().as_mut() {
-            staged.ring.finished(&mut staged.slots, finished.is_ok());
-        }
+        self.staging().finished(finished.is_ok());
         finished
     }
 
     fn take_staging(&self) -> StagingStats {
-        self.staged.borrow_mut().as_mut().map(|s| s.ring.take_stats()).unwrap_or_default()
+        self.staging().take_stats()
     }
 }
 
