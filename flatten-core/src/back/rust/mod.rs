@@ -23,6 +23,7 @@
 //! The device half (`offload`) is emitted beside the chain: the kernels' static plan, and the
 //! observations of the call site (`.collect_on(offload)` instead of `.collect()`).
 
+mod index_view;
 mod offload;
 
 pub(crate) use offload::constraint;
@@ -112,6 +113,8 @@ fn emit_finishing(compiled: &Compiled, rt: &TokenStream, finishing: Finishing) -
     };
     let mut products = Vec::new();
     let chain = stages(plan, rt, &site, &root, &mut products);
+    // Captured collections the closures only index or measure, read through views bound once.
+    let (chain, views) = index_view::with_views(chain, rt);
     let product_names: Vec<&Ident> = products.iter().map(|(name, _)| name).collect();
     let product_values: Vec<&TokenStream> = products.iter().map(|(_, value)| value).collect();
     // The nested comprehensions' macros were consumed by this one; mention each, so that the
@@ -168,9 +171,12 @@ fn emit_finishing(compiled: &Compiled, rt: &TokenStream, finishing: Finishing) -
                 column: ::core::column!(),
             };
             #[allow(unused_imports)]
-            use #rt::{ElementsByRef as _, ElementsByValue as _};
+            use #rt::{
+                ElementsByRef as _, ElementsByValue as _, IndexViewItself as _, IndexViewSlice as _,
+            };
             #(#used)*
             #(#prelude)*
+            #views
             // A `match`, not `let`s: temporaries of the sources (`&(&xs)` in a zip) live until
             // its end, as they did when the chain was the block's value.
             match (#root_value, #(#product_values,)*) {
