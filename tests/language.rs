@@ -5,7 +5,7 @@
 mod support;
 
 use parcomp::{par, par_count, par_max, par_max_by_key, par_min, par_min_by_key, par_sum};
-use support::{on_every_backend, on_every_backend_traced};
+use support::{on_every_backend, on_every_backend_traced, on_every_cpu_backend};
 
 #[test]
 fn elements_that_are_not_copy_are_borrowed() {
@@ -152,4 +152,39 @@ fn min_and_max_by_key_return_the_element() {
     let all: Vec<(u32, u32)> = (0..200_000u32).map(|i| (i, i * 7 % 5003)).collect();
     assert_eq!(big.0, all.iter().copied().max_by_key(|p| p.1 % 1000));
     assert_eq!(big.1, all.iter().copied().min_by_key(|p| p.1 % 1000));
+}
+
+#[test]
+fn captured_collections_read_by_index_give_what_they_hold() {
+    // Captured collections the comprehension only indexes or measures are read through a view
+    // (a slice where the collection is one) by the CPU's pipeline: every kind, by value and by
+    // reference, gives what indexing the collection itself gives.
+    let v: Vec<u64> = (0..50).map(|i| i * 3 % 17).collect();
+    let by_ref = &v;
+    let by_ref_ref = &by_ref;
+    let array = [5u64, 1, 4, 1, 5, 9, 2, 6];
+    let boxed: Box<[u64]> = v.iter().map(|x| x + 1).collect();
+    let got = on_every_cpu_backend(|| {
+        par![v[i] + by_ref[i] * by_ref_ref[i] + array[i % array.len()] + boxed[i]
+             | i <- 0..v.len(), !boxed.is_empty()]
+    });
+    let want: Vec<u64> =
+        (0..v.len()).map(|i| v[i] + v[i] * v[i] + array[i % array.len()] + boxed[i]).collect();
+    assert_eq!(got, want);
+    // Ranges of a slice, and a collection that is no slice (a map, a string) read as itself.
+    let sums = on_every_cpu_backend(|| par![v[i..i + 3].iter().sum::<u64>() | i <- 0..v.len() - 2]);
+    assert_eq!(sums[4], v[4] + v[5] + v[6]);
+    let names: std::collections::HashMap<u64, &str> =
+        [(0, "zero"), (1, "one"), (2, "two")].into_iter().collect();
+    let text = String::from("héllo, world");
+    let got = par![(names[&(x % 3)], &text[0..1], text.len()) | x <- 0..4u64];
+    assert_eq!(got[3], ("zero", "h", 13));
+    // A name a closure binds, or a comprehension variable, is that binding, not the capture.
+    let w = vec![10u64, 20, 30];
+    let got = on_every_cpu_backend(
+        || par![(w[i], [7u64].iter().map(|w| w + 1).sum::<u64>()) | i <- 0..w.len()],
+    );
+    assert_eq!(got, [(10, 8), (20, 8), (30, 8)]);
+    let got = on_every_cpu_backend(|| par![(w[i], par_sum![w | w <- 0..i]) | i <- 0..w.len()]);
+    assert_eq!(got, [(10, 0), (20, 0), (30, 1)]);
 }
