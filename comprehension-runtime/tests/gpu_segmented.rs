@@ -13,6 +13,15 @@ use comprehension_runtime::{trace, with_backend, Backend, Jagged};
 use std::fmt::Debug;
 use support::Rng;
 
+/// One test's device runs at a time: the tests of this binary run on parallel threads and share
+/// the device's arena, and one test's runs must not take the buffers another's second run counts
+/// on finding there (`a_primitive_meters_its_memory_like_a_comprehension_and_reuses_the_arena`).
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// Runs `f` on the OpenCL device and checks that every primitive it called ran there.
 fn on_device<T>(what: &str, f: impl Fn() -> T) -> T {
     let (out, runs) = trace::record(|| with_backend(Backend::OpenCl, f));
@@ -136,6 +145,7 @@ where
 
 #[test]
 fn integer_monoids_agree_with_loops() {
+    let _serial = serial();
     if !support::present(Backend::OpenCl) {
         return;
     }
@@ -153,6 +163,7 @@ fn integer_monoids_agree_with_loops() {
 
 #[test]
 fn float_monoids_agree_with_loops() {
+    let _serial = serial();
     if !support::present(Backend::OpenCl) {
         return;
     }
@@ -169,6 +180,7 @@ fn float_monoids_agree_with_loops() {
 
 #[test]
 fn float_sums_of_many_values_are_within_tolerance() {
+    let _serial = serial();
     if !support::present(Backend::OpenCl) {
         return;
     }
@@ -181,6 +193,7 @@ fn float_sums_of_many_values_are_within_tolerance() {
 
 #[test]
 fn iotas_agree_with_loops() {
+    let _serial = serial();
     if !support::present(Backend::OpenCl) {
         return;
     }
@@ -201,6 +214,7 @@ fn iotas_agree_with_loops() {
 
 #[test]
 fn a_size_sum_that_overflows_panics_on_the_device_too() {
+    let _serial = serial();
     if !support::present(Backend::OpenCl) {
         return;
     }
@@ -219,6 +233,7 @@ fn a_size_sum_that_overflows_panics_on_the_device_too() {
 
 #[test]
 fn the_automatic_choice_keeps_small_inputs_on_the_host() {
+    let _serial = serial();
     // Without a forced backend, 10 values are below the device threshold.
     let (sums, runs) = trace::record(|| Sum.scan_inclusive(&[1u32; 10]));
     assert_eq!(sums, (1..=10).collect::<Vec<u32>>());
@@ -235,6 +250,7 @@ fn the_automatic_choice_keeps_small_inputs_on_the_host() {
 
 #[test]
 fn a_primitive_meters_its_memory_like_a_comprehension_and_reuses_the_arena() {
+    let _serial = serial();
     if !support::present(Backend::OpenCl) {
         return;
     }
