@@ -68,6 +68,11 @@ impl Staging {
             None => by_default.then_some(Staging { piece: PIECE, direct_below: DIRECT_BELOW }),
         }
     }
+
+    /// Whether a copy of `len` bytes goes through the slots.
+    pub(crate) fn stages(&self, len: usize) -> bool {
+        len > 0 && len >= self.direct_below
+    }
 }
 
 /// Which way a copy through a slot goes.
@@ -102,7 +107,8 @@ pub(crate) trait Slots {
 /// A queue's use of its slots: the one to use next, which hold a copy still under way, and
 /// which hold a read still to be delivered to its destination.
 pub(crate) struct Ring {
-    staging: Staging,
+    /// Bytes per slot.
+    piece: usize,
     next: usize,
     busy: [bool; 2],
     reads: [Option<(*mut u8, usize)>; 2],
@@ -115,18 +121,8 @@ pub(crate) struct Ring {
 unsafe impl Send for Ring {}
 
 impl Ring {
-    pub(crate) fn new(staging: Staging) -> Ring {
-        Ring { staging, next: 0, busy: [false; 2], reads: [None, None], stats: Default::default() }
-    }
-
-    /// Whether a copy of `len` bytes goes through the slots.
-    pub(crate) fn stages(&self, len: usize) -> bool {
-        len > 0 && len >= self.staging.direct_below
-    }
-
-    /// Bytes per slot (what the device allocates for each).
-    pub(crate) fn piece(&self) -> usize {
-        self.staging.piece
+    pub(crate) fn new(piece: usize) -> Ring {
+        Ring { piece, next: 0, busy: [false; 2], reads: [None, None], stats: Default::default() }
     }
 
     /// What the ring did since the last call, and counting starts again.
@@ -136,7 +132,7 @@ impl Ring {
 
     /// The pieces of a copy of `len` bytes: (from, length) each.
     fn pieces(&self, len: usize) -> impl Iterator<Item = (usize, usize)> {
-        let piece = self.staging.piece.max(1);
+        let piece = self.piece.max(1);
         (0..len).step_by(piece).map(move |at| (at, piece.min(len - at)))
     }
 
@@ -269,15 +265,14 @@ impl<S: Slots> QueueStaging<S> {
         make: impl FnOnce(usize) -> Result<S, DeviceError>,
         copy: impl FnOnce(&mut S, &mut Ring) -> R,
     ) -> Option<R> {
-        let staging = self.staging?;
+        let staging = self.staging.filter(|s| s.stages(len))?;
+        if self.unstaged.get() {
+            return None;
+        }
         let mut staged = self.staged.borrow_mut();
         if staged.is_none() {
-            let ring = Ring::new(staging);
-            if !ring.stages(len) || self.unstaged.get() {
-                return None;
-            }
-            match make(ring.piece()) {
-                Ok(slots) => *staged = Some((slots, ring)),
+            match make(staging.piece) {
+                Ok(slots) => *staged = Some((slots, Ring::new(staging.piece))),
                 Err(_) => {
                     // Pinned memory is scarce on this machine: ordinary copies still work.
                     self.unstaged.set(true);
@@ -286,7 +281,7 @@ impl<S: Slots> QueueStaging<S> {
             }
         }
         let (slots, ring) = staged.as_mut().expect("made above");
-        ring.stages(len).then(|| copy(slots, ring))
+        Some(copy(slots, ring))
     }
 
     /// After the queue finished (`ok`: without error): see [`Ring::finished`].
@@ -411,7 +406,7 @@ mod tests {
         for piece in [1, 7, 64] {
             for len in [0, 1, piece - 1, piece, piece + 1, 2 * piece, 5 * piece + 3] {
                 let mut slots = Lazy::new(piece);
-                let mut ring = Ring::new(Staging { piece, direct_below: 1 });
+                let mut ring = Ring::new(piece);
                 let device = buffer(len + 10);
                 let data = bytes(len, 3);
                 write(&mut ring, &mut slots, &device, 10, &data).unwrap();
@@ -438,7 +433,7 @@ mod tests {
     fn reads_are_delivered_in_order_with_writes_between() {
         let piece = 16;
         let mut slots = Lazy::new(piece);
-        let mut ring = Ring::new(Staging { piece, direct_below: 1 });
+        let mut ring = Ring::new(piece);
         let device = buffer(100);
         let data = bytes(100, 1);
         write(&mut ring, &mut slots, &device, 0, &data).unwrap();
@@ -459,7 +454,7 @@ mod tests {
     fn a_failed_queue_delivers_nothing() {
         let piece = 8;
         let mut slots = Lazy::new(piece);
-        let mut ring = Ring::new(Staging { piece, direct_below: 1 });
+        let mut ring = Ring::new(piece);
         let device = buffer(8);
         let mut out = [7u8; 8];
         read(&mut ring, &mut slots, &device, 0, &mut out).unwrap();
@@ -478,7 +473,7 @@ mod tests {
     #[test]
     fn a_copy_outside_the_buffer_is_an_error_before_anything_is_queued() {
         let mut slots = Lazy::new(4);
-        let mut ring = Ring::new(Staging { piece: 4, direct_below: 1 });
+        let mut ring = Ring::new(4);
         let device = buffer(8);
         let data = [0u8; 9];
         assert!(write(&mut ring, &mut slots, &device, 0, &data).is_err());
@@ -489,10 +484,10 @@ mod tests {
 
     #[test]
     fn short_copies_go_straight_where_staging_is_by_default() {
-        let ring = Ring::new(Staging { piece: PIECE, direct_below: DIRECT_BELOW });
-        assert!(!ring.stages(0));
-        assert!(!ring.stages(DIRECT_BELOW - 1));
-        assert!(ring.stages(DIRECT_BELOW));
-        assert!(ring.stages(10 * PIECE));
+        let staging = Staging { piece: PIECE, direct_below: DIRECT_BELOW };
+        assert!(!staging.stages(0));
+        assert!(!staging.stages(DIRECT_BELOW - 1));
+        assert!(staging.stages(DIRECT_BELOW));
+        assert!(staging.stages(10 * PIECE));
     }
 }

@@ -11,15 +11,18 @@
 //! closures read the view.
 //!
 //! The view is chosen where the macro expands, by autoref dispatch as [`Elements`](super::Elements)
-//! is: `(&IndexView(&(v))).index_view()` is a slice when `v` is a `Vec`, an array, a slice or a
-//! boxed slice (or a reference to one of those) — whose indexing and length are the slice's
-//! own — and `&v` itself otherwise (a `HashMap`, a `String`, a `Jagged`, a type of the user's),
+//! is: `(&IndexView(&(v))).index_view()` is a slice when `v` is a `Vec`, an array or a slice (or
+//! a reference to one of those: a generator's [`Collection`]) or a boxed slice — whose indexing
+//! and length are the slice's own — and `&v` itself otherwise (a `HashMap`, a `String`, a `Jagged`, a type of the user's),
 //! which indexes and measures exactly as `v` does.
+
+use super::Collection;
 
 /// A captured collection, to be viewed; see the module documentation.
 pub struct IndexView<'a, X: ?Sized>(pub &'a X);
 
-/// A collection whose indexing and length are those of the slice of its elements.
+/// A collection whose indexing and length are those of the slice of its elements: a generator's
+/// [`Collection`] (a slice, a `Vec`, an array, references to them) or a boxed slice.
 pub trait Sliced {
     /// The type of one element.
     type Element;
@@ -27,27 +30,11 @@ pub trait Sliced {
     fn sliced(&self) -> &[Self::Element];
 }
 
-impl<T> Sliced for [T] {
-    type Element = T;
+impl<C: Collection + ?Sized> Sliced for C {
+    type Element = C::Element;
     #[inline]
-    fn sliced(&self) -> &[T] {
-        self
-    }
-}
-
-impl<T> Sliced for Vec<T> {
-    type Element = T;
-    #[inline]
-    fn sliced(&self) -> &[T] {
-        self
-    }
-}
-
-impl<T, const N: usize> Sliced for [T; N] {
-    type Element = T;
-    #[inline]
-    fn sliced(&self) -> &[T] {
-        self
+    fn sliced(&self) -> &[C::Element] {
+        self.as_elements()
     }
 }
 
@@ -56,22 +43,6 @@ impl<T> Sliced for Box<[T]> {
     #[inline]
     fn sliced(&self) -> &[T] {
         self
-    }
-}
-
-impl<S: Sliced + ?Sized> Sliced for &S {
-    type Element = S::Element;
-    #[inline]
-    fn sliced(&self) -> &[S::Element] {
-        (**self).sliced()
-    }
-}
-
-impl<S: Sliced + ?Sized> Sliced for &mut S {
-    type Element = S::Element;
-    #[inline]
-    fn sliced(&self) -> &[S::Element] {
-        (**self).sliced()
     }
 }
 

@@ -1274,8 +1274,6 @@ fn nan_left(class: &str) -> String {
     format!("(PC_OP(ne, {class})(pc_a.f1, pc_a.f1) && PC_OP(eq, {class})(pc_b.f1, pc_b.f1))")
 }
 
-/// Held column `k`'s staged values in a filtering level kernel's `pc_staging` (its columns each
-/// `pc_staging_stride` bytes, of `pc_staging_cap` values, laid out as the output columns are).
 /// Where [`store_held`] stores: the staging buffer's columns or the output's, each line
 /// indented by the first string, at the index the second names.
 enum Target<'a> {
@@ -1312,6 +1310,8 @@ fn store_held(
     }
 }
 
+/// Held column `k`'s staged values in a filtering level kernel's `pc_staging` (its columns each
+/// `pc_staging_stride` bytes, of `pc_staging_cap` values, laid out as the output columns are).
 fn stage_column(k: usize) -> String {
     format!("pc_staging + {k}u * pc_staging_stride")
 }
