@@ -4,7 +4,7 @@
 //! // par![(x, y, z) | x <- 1..n, y <- x..n, z <- y..x + y, z < n, x * x + y * y == z * z]
 //! {
 //!     static __PARCOMP_SITE: rt::Site = rt::Site { text: "...", file: file!(), .. };
-//!     rt::source(&__PARCOMP_SITE, &((1)..(n)))
+//!     rt::source(&__PARCOMP_SITE, (1)..(n))
 //!         .expand(|&x| (x)..(n))
 //!         .expand(|&(x, y)| (y)..(x + y))
 //!         .filter(|&(_, z)| z < n)
@@ -112,7 +112,9 @@ fn emit_finishing(compiled: &Compiled, rt: &TokenStream, finishing: Finishing) -
         _ => quote! { () },
     };
     let mut products = Vec::new();
-    let chain = stages(plan, rt, &site, &root, &mut products);
+    // A `take`'s root is a window of the whole source, not the generator's own value.
+    let root_copied = !matches!(finishing, Finishing::Take(_));
+    let chain = stages(plan, rt, (&site, &root, root_copied), &mut products);
     // Captured collections the closures only index or measure, read through views bound once.
     let (chain, views) = index_view::with_views(chain, rt);
     let product_names: Vec<&Ident> = products.iter().map(|(name, _)| name).collect();
@@ -220,11 +222,15 @@ fn plan_body(
 /// ... .map(|ctx| head)`. An inner plan's chain continues the pipeline it is given.
 /// The chain of stages of `plan`. The sources of products (evaluated once, borrowed by the
 /// pipeline) are bound in `products` first, so they outlive it.
+///
+/// A root that is an integer or `char` range (`root_copied`) is given to the pipeline as a copy
+/// of its own, not borrowed: the loops then read its start from the pipeline's source, which the
+/// compiler knows nothing writes, and keep it in a register; through a reference to the
+/// binding they loaded it again after every value they stored.
 fn stages(
     plan: &Plan,
     rt: &TokenStream,
-    site: &Ident,
-    root: &Ident,
+    (site, root, root_copied): (&Ident, &Ident, bool),
     products: &mut Vec<(Ident, TokenStream)>,
 ) -> TokenStream {
     let mut chain = TokenStream::new();
@@ -237,6 +243,13 @@ fn stages(
     for step in &plan.steps {
         let slots = &plan.slots[..step.context];
         let code = match &step.kind {
+            StepKind::Root(form)
+                if root_copied
+                    && form.maps.is_empty()
+                    && matches!(form.source, IndexSource::Range { .. }) =>
+            {
+                quote! { #rt::source(&#site, ::core::clone::Clone::clone(&#root)) }
+            }
             StepKind::Root(_) | StepKind::Zip(_) => quote! { #rt::source(&#site, &#root) },
             StepKind::Product(form) if step.map_uses.is_empty() => {
                 let source = bind(source_value(form, rt), products);
@@ -272,7 +285,7 @@ fn stages(
     }
     let inner = Ident::new("__parcomp_inner", Span::mixed_site());
     for nested in &plan.nested {
-        let steps = stages(&nested.plan, rt, site, root, products);
+        let steps = stages(&nested.plan, rt, (site, root, root_copied), products);
         let reducer = match &nested.plan.terminal {
             Terminal::Collect => quote! { #rt::CollectVec },
             other => reducer(other, rt),

@@ -13,12 +13,27 @@ fn pythagorean_triples_become_two_expands() {
         quote!((x, y, z) | x <- 1..n, y <- x..n, z <- y..x + y, z < n, x * x + y * y == z * z),
     );
     assert!(code.contains("match((1)..(n),) { (__parcomp_root,) =>"), "{code}");
-    assert!(code.contains("rt::source(&__PARCOMP_SITE, &__parcomp_root)"), "{code}");
+    // A range root is the pipeline's own copy (its start then stays in a register).
+    assert!(
+        code.contains("rt::source(&__PARCOMP_SITE, ::core::clone::Clone::clone(&__parcomp_root))"),
+        "{code}"
+    );
     assert!(code.contains(".expand(|&x| (x)..(n))"), "{code}");
     assert!(code.contains(".expand(|&(x, y)| (y)..(x + y))"), "{code}");
     assert!(code.contains(".filter(|&(_, z)| z < n)"), "{code}");
     assert!(code.contains(".filter(|&((x, y), z)| x * x + y * y == z * z)"), "{code}");
     assert!(code.contains(".map(|((x, y), z)| (x, y, z))"), "{code}");
+}
+
+/// Only a root that is a range is copied: a collection is borrowed, as is a mapped range (its
+/// function may not be `Clone`). (A `take`'s root, a window of the whole, is borrowed too: the
+/// window is not `Clone`, so the transform tests' `take`s over ranges would not compile.)
+#[test]
+fn roots_other_than_ranges_are_borrowed() {
+    for input in [quote!(x | x <- xs), quote!(x | x <- (0..n).map(f)), quote!(x | x <- &v[1..])] {
+        let code = emitted(input);
+        assert!(code.contains("rt::source(&__PARCOMP_SITE, &__parcomp_root)"), "{code}");
+    }
 }
 
 #[test]
