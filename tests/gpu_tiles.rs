@@ -309,6 +309,31 @@ fn kept_runs(len: usize, run: usize, counts: &[usize]) -> Vec<u64> {
 }
 
 #[test]
+fn first_generators_filter_by_blocks_of_positions() {
+    // With a CPU device's shapes (PoCL), the first generator's filtering level gives each
+    // work-item 128 consecutive positions of a `u64` and the work-group 32,768; its work-items
+    // test theirs by the filters alone first, and a work-group keeping at most half of them
+    // (16,384 values of one `u64`, 8,192 of two) stages them in phase 0. Runs of 32,768 that keep
+    // all, none, the limits and one more and one fewer, a few, and every count of a work-item's
+    // 128 positions at the start (the probe's vectors of 8 past the block's end), at sizes
+    // around the work-group: the same values as on the CPU. (With a GPU's shapes, the same
+    // inputs cross its 256-position work-groups.)
+    let counts = [32768, 0, 16384, 16385, 16383, 8192, 8193, 8191, 1, 127, 128, 129, 32767];
+    for len in [0usize, 1, 127, 128, 129, 32767, 32768, 32769, 13 * 32768, 13 * 32768 + 1000] {
+        let v = kept_runs(len, 32768, &counts);
+        on_every_backend(|| par![x >> 1 | x <- &v, x & 1 == 1]);
+        on_every_backend(|| par![(x >> 1, x % 7) | x <- &v, x & 1 == 1]);
+        on_every_backend(|| par![i | i <- 0..len as u64, v[i as usize] & 1 == 1]);
+    }
+    // The first `k` positions kept, for each `k` up to two work-items' worth and a block of
+    // positions shorter than the probe's vector at the end.
+    for k in 0..=260u64 {
+        let got = on_every_backend(|| par![x | x <- 0..261u64, x < k]);
+        assert_eq!(got.len() as u64, k);
+    }
+}
+
+#[test]
 fn filters_stage_few_kept_values_and_compute_many_again_in_one_run() {
     // In phase 0 a filtering level's work-group that keeps at most its limit of positions
     // stages them, and only copies them in phase 1; one that keeps more computes them again

@@ -28,7 +28,9 @@ use super::device::{Arg, Buffer, Device, DeviceError, Queue};
 use super::fault::{self, Fault};
 use super::host_data::{column_of, ColumnBytes, DynJagged, HostData, Upload};
 use super::plan::{ClassId, Comp, DevicePlan, Level, ReduceKind, RootKind, Terminal};
-use super::program::{filter_items, reduce_items, Built, GROUP, LBS_ITEMS, LEVEL_ITEMS, TILE};
+use super::program::{
+    cpu_shapes, filter_items, reduce_items, Built, GROUP, LBS_ITEMS, LEVEL_ITEMS, TILE,
+};
 use super::resident::Resident;
 use super::types::{columns_par_at, Prim};
 use super::types::{ColumnLayout, ColumnWriter, TypeDesc};
@@ -350,9 +352,12 @@ pub(crate) struct Session<'c> {
     pub(crate) backend: Backend,
     pub(crate) stats: RunStats,
     pub(crate) chunk: u64,
-    /// Positions per work-item of a filtering level below the first generator
-    /// (`PC_FILTER_ITEMS` of the program).
+    /// Positions per work-item of a filtering level below the first generator, and of the
+    /// first generator's where `coarse_root` (`PC_FILTER_ITEMS` of the program).
     filter_items: u64,
+    /// Whether the first generator's filtering level takes `filter_items` positions per
+    /// work-item too (`PC_COARSE_ROOT` of the program: a CPU device's shapes).
+    coarse_root: bool,
     /// Whether work was queued since the fault word was last read.
     unchecked: bool,
     /// The sizes of regular levels (the same for every parent), by comprehension and level.
@@ -382,7 +387,8 @@ impl<'c> Session<'c> {
     ) -> Result<Self, DeviceFailure> {
         let queue = device.queue()?;
         let chunk = chunk_size(device, plan, &types);
-        let filter_items = filter_items(&types, device.info().is_cpu);
+        let cpu_shapes = cpu_shapes(device.info().is_cpu);
+        let filter_items = filter_items(&types, cpu_shapes);
         Ok(Session {
             queue,
             hold: Vec::new(),
@@ -398,6 +404,7 @@ impl<'c> Session<'c> {
             stats: RunStats { chunk_size: chunk, ..RunStats::default() },
             chunk,
             filter_items,
+            coarse_root: cpu_shapes,
             unchecked: false,
             fanouts: Vec::new(),
             partials: None,
@@ -1048,9 +1055,10 @@ impl<'c> Session<'c> {
             // search.h); a reduction needs no packing (a rejected position adds the identity).
             let compacting =
                 level.filters && !(head_here && matches!(comp.terminal, Terminal::Reduce { .. }));
-            // Below the first generator, a compacting level's work-items take `filter_items`
-            // positions each, and a work-group GROUP × that many.
-            let coarse = compacting && !matches!(parents, Parents::Root);
+            // Below the first generator (and at it, with a CPU device's shapes), a compacting
+            // level's work-items take `filter_items` positions each, and a work-group GROUP ×
+            // that many.
+            let coarse = compacting && (self.coarse_root || !matches!(parents, Parents::Root));
             let places_count =
                 if coarse { count.div_ceil(GROUP as u64 * self.filter_items) } else { tiles };
             let out_group = if nested_comp { Some(self.alloc(entries * 8)?) } else { None };

@@ -49,6 +49,25 @@ pub(crate) fn filter_items(types: &[TypeDesc], is_cpu: bool) -> u64 {
     }
 }
 
+/// Whether a device's kernels take the shapes made for a CPU device (PoCL runs a work-group's
+/// work-items as loops on one core): more positions per work-item of a filtering level
+/// ([`filter_items`]), the filters' test over whole vectors ([`probe_lanes`]), and the first
+/// generator's filtering level by blocks of consecutive positions (`PC_COARSE_ROOT`) rather than
+/// one position per work-item, whose neighbouring loads a GPU coalesces. The device's kind
+/// decides, unless `PARCOMP_DEVICE_SHAPES` is `gpu` or `cpu` (read once per process): CI runs
+/// some device tests on PoCL with the GPU's shapes, so that the kernels a GPU runs are run.
+pub(crate) fn cpu_shapes(is_cpu: bool) -> bool {
+    static CHOSEN: OnceLock<Option<bool>> = OnceLock::new();
+    let chosen = CHOSEN.get_or_init(|| {
+        match std::env::var("PARCOMP_DEVICE_SHAPES").map(|v| v.trim().to_ascii_lowercase()) {
+            Ok(v) if v == "gpu" => Some(false),
+            Ok(v) if v == "cpu" => Some(true),
+            _ => None,
+        }
+    });
+    chosen.unwrap_or(is_cpu)
+}
+
 /// The positions a filtering level's test of a row (its filters alone, `coarse_rows` in the
 /// kernel writer) takes at a time (`PC_PROBE_LANES`, defined per program): on a CPU device,
 /// whose compiler vectorizes that loop, a vector's lanes of 32-bit values — the row padded to
@@ -472,11 +491,12 @@ pub(crate) fn comprehension_source(
     classes: &str,
     class_types: &[TypeDesc],
     fp64: bool,
-    is_cpu: bool,
+    cpu_shapes: bool,
 ) -> String {
     let mut out = headers(fp64);
-    let _ = writeln!(out, "#define PC_FILTER_ITEMS {}u", filter_items(class_types, is_cpu));
-    let _ = writeln!(out, "#define PC_PROBE_LANES {}u", probe_lanes(is_cpu));
+    let _ = writeln!(out, "#define PC_FILTER_ITEMS {}u", filter_items(class_types, cpu_shapes));
+    let _ = writeln!(out, "#define PC_PROBE_LANES {}u", probe_lanes(cpu_shapes));
+    let _ = writeln!(out, "#define PC_COARSE_ROOT {}", u8::from(cpu_shapes));
     let _ = writeln!(out, "/* ---- types ---- */\n{}", types.source);
     let _ = writeln!(out, "/* ---- #[par_fn]s ---- */\n{par_fns}");
     let _ = writeln!(out, "/* ---- classes ---- */\n{classes}");

@@ -192,7 +192,7 @@ fn prepared(
         &classes,
         &types,
         info.fp64,
-        info.is_cpu,
+        program::cpu_shapes(info.is_cpu),
     );
     let (generic, generic_origin) = program::generic(device)?;
     let (program, origin) = program::build(device, &source)?;

@@ -617,6 +617,7 @@ impl KernelWriter<'_> {
     }
 
     #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments)]
     fn level_kernel(
         &mut self,
         plan: &Plan,
@@ -638,6 +639,49 @@ impl KernelWriter<'_> {
                 .map(|&v| format!(", PC_GLOBAL pc_u8* pc_out_{}", self.ew.var_name(v)))
                 .collect(),
         };
+        let args = (plan, level, inputs, outputs, (root, nested), group, head, next);
+        // The first generator's compacting level in two forms, which the runtime chooses per
+        // device (`PC_COARSE_ROOT`, defined per program, and the launch that goes with it): on a
+        // CPU device each work-item takes PC_FILTER_ITEMS consecutive positions, tested by the
+        // filters alone in a vectorized loop first and ranked once per work-group of them, as
+        // below the first generator (a work-group's rank scan per PC_WG positions, barriers that
+        // PoCL runs as loops over the work-items, made the flat filter of a slice slower than
+        // a hand-written compaction there); on a GPU a position per work-item, the loads of
+        // neighbouring work-items neighbouring (coalesced).
+        let coarse_root = root
+            && level_filters(level)
+            && !matches!(head, Some(Delivery::Reduce(_) | Delivery::Segmented(_)));
+        let body = if coarse_root {
+            let coarse = self.level_body(args, true);
+            let fine = self.level_body(args, false);
+            format!("#if PC_COARSE_ROOT\n{coarse}#else\n{fine}#endif\n")
+        } else {
+            self.level_body(args, false)
+        };
+        let _ = writeln!(
+            self.kernels,
+            "/* `{}` and the qualifiers after it */\nPC_KERNEL void {name}({COMMON}, pc_u64 pc_j0, pc_u64 pc_count, pc_u64 pc_fanout, pc_u64 pc_parents, PC_GLOBAL const pc_u64* pc_offsets, pc_u64 pc_in_cap{in_params}, PC_GLOBAL const pc_u64* pc_in_group, pc_u64 pc_out_cap{out_params}, PC_GLOBAL pc_u64* pc_out_group, pc_u64 pc_res_cap, PC_GLOBAL pc_u8* pc_res, PC_GLOBAL pc_u64* pc_places, pc_u32 pc_phase, PC_GLOBAL pc_u8* pc_staging, pc_u64 pc_staging_cap, pc_u64 pc_staging_stride, pc_u64 pc_staging_limit, PC_GLOBAL pc_u64* pc_sizes) {{\n{body}}}\n",
+            level.generator.text.replace("*/", "* /"),
+        );
+    }
+
+    /// The body of a level's kernel (see [`Self::level_kernel`]); `coarse_root`: the first
+    /// generator's compacting level in its CPU device's form.
+    #[allow(clippy::type_complexity)]
+    fn level_body(
+        &mut self,
+        (plan, level, inputs, outputs, (root, nested), group, head, next): (
+            &Plan,
+            &LevelSteps<'_>,
+            &[VarId],
+            &[VarId],
+            (bool, bool),
+            &str,
+            Option<Delivery>,
+            Option<&LevelSteps<'_>>,
+        ),
+        coarse_root: bool,
+    ) -> String {
         let filters = level_filters(level);
         let mut body = Body::new(1);
         let reduce = match head {
@@ -662,7 +706,7 @@ impl KernelWriter<'_> {
         // A nested reduction's level gives each work-item PC_LEVEL_ITEMS consecutive positions
         // too, reduced in order in the work-item before the work-group's reduction by key.
         let coarse_reduce = segmented.is_some() && !root;
-        let coarse = (compacting || coarse_reduce) && !root;
+        let coarse = (compacting && (!root || coarse_root)) || coarse_reduce;
         // (column, variable — empty for the head —, class) of each value held.
         let mut held: Vec<(String, String, Class)> = Vec::new();
         if compacting {
@@ -813,7 +857,11 @@ impl KernelWriter<'_> {
                 probe.line("} while (0);");
                 // (A position past the row's end, which repeats its last, counts nothing.)
                 probe.line("pc_hits += (pc_u32)pc_pass & (pc_u32)(pc_q < pc_end);");
-                coarse_rows(&mut body, loads, probe)
+                if root {
+                    coarse_root_items(&mut body, probe)
+                } else {
+                    coarse_rows(&mut body, loads, probe)
+                }
             }
             (None, None) if compacting => {
                 body.line("PC_LOCAL_ARRAY(pc_u32, pc_ranks, PC_SCAN_SCRATCH);");
@@ -950,7 +998,11 @@ impl KernelWriter<'_> {
             _ if coarse && compacting => {
                 // `work` is the loop's body: close the loops and the bounds check.
                 body.append(work);
-                close_coarse_rows(&mut body);
+                if root {
+                    close_coarse_root_items(&mut body);
+                } else {
+                    close_coarse_rows(&mut body);
+                }
                 body.line("pc_u32 pc_rank = pc_group_scan_u32(pc_kept, pc_ranks);");
                 body.line("if (pc_phase == 0u) {");
                 body.line("  if (PC_LOCAL_ID() == PC_WG - 1u) pc_places[PC_GROUP_ID()] = (pc_u64)pc_rank + pc_kept;");
@@ -1076,12 +1128,7 @@ impl KernelWriter<'_> {
                 body.line("}");
             }
         }
-        let _ = writeln!(
-            self.kernels,
-            "/* `{}` and the qualifiers after it */\nPC_KERNEL void {name}({COMMON}, pc_u64 pc_j0, pc_u64 pc_count, pc_u64 pc_fanout, pc_u64 pc_parents, PC_GLOBAL const pc_u64* pc_offsets, pc_u64 pc_in_cap{in_params}, PC_GLOBAL const pc_u64* pc_in_group, pc_u64 pc_out_cap{out_params}, PC_GLOBAL pc_u64* pc_out_group, pc_u64 pc_res_cap, PC_GLOBAL pc_u8* pc_res, PC_GLOBAL pc_u64* pc_places, pc_u32 pc_phase, PC_GLOBAL pc_u8* pc_staging, pc_u64 pc_staging_cap, pc_u64 pc_staging_stride, pc_u64 pc_staging_limit, PC_GLOBAL pc_u64* pc_sizes) {{\n{}}}\n",
-            level.generator.text.replace("*/", "* /"),
-            body.text()
-        );
+        body.text()
     }
 
     /// One position of a level inside its `do { } while (0)`, the parent's values bound: the
@@ -1381,6 +1428,41 @@ fn coarse_rows(body: &mut Body, loads: Body, probe: Body) -> Body {
     items.append(row);
     body.append(items);
     item
+}
+
+/// [`coarse_rows`] for the first generator's positions, which have no parent: the work-item's
+/// `PC_FILTER_ITEMS` consecutive positions are one row, tested by the filters alone (`probe`, a
+/// vectorized loop) and run in full only when they keep some. Returns the position's body, in
+/// the loop over them (`pc_i` the element's index, `pc_k` the position's in the work-item).
+fn coarse_root_items(body: &mut Body, probe: Body) -> Body {
+    body.line("pc_u64 pc_t = (pc_u64)PC_GROUP_ID() * PC_WG * PC_FILTER_ITEMS + (pc_u64)PC_LOCAL_ID() * PC_FILTER_ITEMS;");
+    body.line("if (pc_t < pc_count && !PC_FAULTED(pc_fault)) {");
+    let mut items = body.nested();
+    items.line("pc_u64 pc_i = pc_j0 + pc_t;");
+    items.line("pc_u32 pc_end = pc_count - pc_t < PC_FILTER_ITEMS ? (pc_u32)(pc_count - pc_t) : PC_FILTER_ITEMS;");
+    items.line("pc_u32 pc_k = 0;");
+    items.line("pc_u32 pc_hits = 0;");
+    items
+        .line("pc_u32 pc_stop = (pc_end + PC_PROBE_LANES - 1u) / PC_PROBE_LANES * PC_PROBE_LANES;");
+    // (A position past the end repeats the last, as a row's test does in coarse_rows.)
+    items.line("for (pc_u32 pc_q = 0; pc_q < pc_stop; pc_q++) {");
+    items.line("  pc_u64 pc_ci = pc_i + (pc_u64)(pc_q < pc_end ? pc_q : pc_end - 1u);");
+    for line in probe.text().lines() {
+        items.line(format!("  {}", line.trim_start()));
+    }
+    items.line("}");
+    items.line("if (pc_hits == 0u) pc_k = pc_end;");
+    items.line("for (; pc_k < pc_end; pc_k++, pc_i++) {");
+    let item = items.nested();
+    body.append(items);
+    item
+}
+
+/// Closes what [`coarse_root_items`] opened, after the position's body: the loop over the
+/// positions and the bounds check.
+fn close_coarse_root_items(body: &mut Body) {
+    body.line("  }");
+    body.line("}");
 }
 
 /// Closes what [`coarse_rows`] opened, after the position's body: the row's loop, the step to
