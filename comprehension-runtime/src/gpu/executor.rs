@@ -353,11 +353,11 @@ pub(crate) struct Session<'c> {
     pub(crate) stats: RunStats,
     pub(crate) chunk: u64,
     /// Positions per work-item of a filtering level below the first generator, and of the
-    /// first generator's where `coarse_root` (`PC_FILTER_ITEMS` of the program).
+    /// first generator's with a CPU device's shapes (`PC_FILTER_ITEMS` of the program).
     filter_items: u64,
-    /// Whether the first generator's filtering level takes `filter_items` positions per
-    /// work-item too (`PC_COARSE_ROOT` of the program: a CPU device's shapes).
-    coarse_root: bool,
+    /// Whether the program takes a CPU device's shapes (`PC_CPU_SHAPES`): then the first
+    /// generator's filtering level takes `filter_items` positions per work-item too.
+    cpu_shapes: bool,
     /// Whether work was queued since the fault word was last read.
     unchecked: bool,
     /// The sizes of regular levels (the same for every parent), by comprehension and level.
@@ -404,7 +404,7 @@ impl<'c> Session<'c> {
             stats: RunStats { chunk_size: chunk, ..RunStats::default() },
             chunk,
             filter_items,
-            coarse_root: cpu_shapes,
+            cpu_shapes,
             unchecked: false,
             fanouts: Vec::new(),
             partials: None,
@@ -1058,7 +1058,7 @@ impl<'c> Session<'c> {
             // Below the first generator (and at it, with a CPU device's shapes), a compacting
             // level's work-items take `filter_items` positions each, and a work-group GROUP ×
             // that many.
-            let coarse = compacting && (self.coarse_root || !matches!(parents, Parents::Root));
+            let coarse = compacting && (self.cpu_shapes || !matches!(parents, Parents::Root));
             let places_count =
                 if coarse { count.div_ceil(GROUP as u64 * self.filter_items) } else { tiles };
             let out_group = if nested_comp { Some(self.alloc(entries * 8)?) } else { None };

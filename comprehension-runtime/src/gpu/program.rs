@@ -52,8 +52,9 @@ pub(crate) fn filter_items(types: &[TypeDesc], is_cpu: bool) -> u64 {
 /// Whether a device's kernels take the shapes made for a CPU device (PoCL runs a work-group's
 /// work-items as loops on one core): more positions per work-item of a filtering level
 /// ([`filter_items`]), the filters' test over whole vectors ([`probe_lanes`]), and the first
-/// generator's filtering level by blocks of consecutive positions (`PC_COARSE_ROOT`) rather than
-/// one position per work-item, whose neighbouring loads a GPU coalesces. The device's kind
+/// generator's filtering level and a top-level reduction by blocks of consecutive positions per
+/// work-item (`PC_CPU_SHAPES`) rather than neighbouring work-items reading neighbouring
+/// positions, which a GPU coalesces. The device's kind
 /// decides, unless `PARCOMP_DEVICE_SHAPES` is `gpu` or `cpu` (read once per process): CI runs
 /// some device tests on PoCL with the GPU's shapes, so that the kernels a GPU runs are run.
 pub(crate) fn cpu_shapes(is_cpu: bool) -> bool {
@@ -89,7 +90,9 @@ pub(crate) const LBS_ITEMS: u64 = 16;
 /// (work-item `t` takes `t`, `t + GROUP`, ...: neighbouring work-items read neighbouring
 /// elements), stages their values in local memory, and reduces them there in order. The stage
 /// is kept within 16 KiB, counting every component of the accumulator as 8 bytes (the most a C
-/// struct of such components pads it to), and at most 8 positions per work-item.
+/// struct of such components pads it to), and at most 8 positions per work-item. (With a CPU
+/// device's shapes each work-item folds the same positions as they come, without the stage;
+/// more of them per work-item made no difference to a sum on PoCL.)
 pub(crate) fn reduce_items(acc: &TypeDesc) -> u64 {
     let bytes = 8 * acc.leaves().len().max(1) as u64;
     (16384 / (GROUP as u64 * bytes)).clamp(1, 8)
@@ -496,7 +499,7 @@ pub(crate) fn comprehension_source(
     let mut out = headers(fp64);
     let _ = writeln!(out, "#define PC_FILTER_ITEMS {}u", filter_items(class_types, cpu_shapes));
     let _ = writeln!(out, "#define PC_PROBE_LANES {}u", probe_lanes(cpu_shapes));
-    let _ = writeln!(out, "#define PC_COARSE_ROOT {}", u8::from(cpu_shapes));
+    let _ = writeln!(out, "#define PC_CPU_SHAPES {}", u8::from(cpu_shapes));
     let _ = writeln!(out, "/* ---- types ---- */\n{}", types.source);
     let _ = writeln!(out, "/* ---- #[par_fn]s ---- */\n{par_fns}");
     let _ = writeln!(out, "/* ---- classes ---- */\n{classes}");

@@ -640,21 +640,27 @@ impl KernelWriter<'_> {
                 .collect(),
         };
         let args = (plan, level, inputs, outputs, (root, nested), group, head, next);
-        // The first generator's compacting level in two forms, which the runtime chooses per
-        // device (`PC_COARSE_ROOT`, defined per program, and the launch that goes with it): on a
-        // CPU device each work-item takes PC_FILTER_ITEMS consecutive positions, tested by the
-        // filters alone in a vectorized loop first and ranked once per work-group of them, as
-        // below the first generator (a work-group's rank scan per PC_WG positions, barriers that
-        // PoCL runs as loops over the work-items, made the flat filter of a slice slower than
-        // a hand-written compaction there); on a GPU a position per work-item, the loads of
-        // neighbouring work-items neighbouring (coalesced).
-        let coarse_root = root
+        // Two forms of a level whose best shape depends on the device, of which the runtime
+        // chooses one per device (`PC_CPU_SHAPES`, defined per program, and the launch that goes
+        // with it). The first generator's compacting level: on a CPU device each work-item takes
+        // PC_FILTER_ITEMS consecutive positions, tested by the filters alone in a vectorized loop
+        // first and ranked once per work-group of them, as below the first generator (a
+        // work-group's rank scan per PC_WG positions, barriers that PoCL runs as loops over the
+        // work-items, made the flat filter of a slice slower than a hand-written compaction
+        // there); on a GPU a position per work-item, the loads of neighbouring work-items
+        // neighbouring (coalesced). A top-level reduction: on a CPU device each work-item folds
+        // its consecutive positions as it computes them; on a GPU neighbouring work-items read
+        // neighbouring positions, staged in local memory for each to fold its consecutive ones
+        // (see `reduce_tile_begin`) — the same positions grouped the same way, so the same
+        // result, also for floating-point sums.
+        let two_forms = (root
             && level_filters(level)
-            && !matches!(head, Some(Delivery::Reduce(_) | Delivery::Segmented(_)));
-        let body = if coarse_root {
-            let coarse = self.level_body(args, true);
-            let fine = self.level_body(args, false);
-            format!("#if PC_COARSE_ROOT\n{coarse}#else\n{fine}#endif\n")
+            && !matches!(head, Some(Delivery::Reduce(_) | Delivery::Segmented(_))))
+            || matches!(head, Some(Delivery::Reduce(_)));
+        let body = if two_forms {
+            let cpu = self.level_body(args, true);
+            let gpu = self.level_body(args, false);
+            format!("#if PC_CPU_SHAPES\n{cpu}#else\n{gpu}#endif\n")
         } else {
             self.level_body(args, false)
         };
@@ -665,8 +671,8 @@ impl KernelWriter<'_> {
         );
     }
 
-    /// The body of a level's kernel (see [`Self::level_kernel`]); `coarse_root`: the first
-    /// generator's compacting level in its CPU device's form.
+    /// The body of a level's kernel (see [`Self::level_kernel`]); `cpu_shapes`: in its CPU
+    /// device's form.
     #[allow(clippy::type_complexity)]
     fn level_body(
         &mut self,
@@ -680,7 +686,7 @@ impl KernelWriter<'_> {
             Option<Delivery>,
             Option<&LevelSteps<'_>>,
         ),
-        coarse_root: bool,
+        cpu_shapes: bool,
     ) -> String {
         let filters = level_filters(level);
         let mut body = Body::new(1);
@@ -706,7 +712,7 @@ impl KernelWriter<'_> {
         // A nested reduction's level gives each work-item PC_LEVEL_ITEMS consecutive positions
         // too, reduced in order in the work-item before the work-group's reduction by key.
         let coarse_reduce = segmented.is_some() && !root;
-        let coarse = (compacting && (!root || coarse_root)) || coarse_reduce;
+        let coarse = (compacting && (!root || cpu_shapes)) || coarse_reduce;
         // (column, variable — empty for the head —, class) of each value held.
         let mut held: Vec<(String, String, Class)> = Vec::new();
         if compacting {
@@ -768,7 +774,7 @@ impl KernelWriter<'_> {
         }
         let mut work = match (reduce, segmented) {
             (Some(r), _) => {
-                let (each, work) = self.reduce_tile_begin(r, !root, &mut body);
+                let (each, work) = self.reduce_tile_begin(r, (!root, cpu_shapes), &mut body);
                 tile = Some(each);
                 work
             }
@@ -994,7 +1000,9 @@ impl KernelWriter<'_> {
             work.line(format!("pc_out_group[pc_t] = {group};"));
         }
         match (reduce, tile, segmented) {
-            (Some(r), Some(each), _) => self.reduce_tile_end(r, (each, work), &mut body),
+            (Some(r), Some(each), _) => {
+                self.reduce_tile_end(r, (each, work), cpu_shapes, &mut body);
+            }
             _ if coarse && compacting => {
                 // `work` is the loop's body: close the loops and the bounds check.
                 body.append(work);
@@ -1173,12 +1181,23 @@ impl KernelWriter<'_> {
     /// of `PC_WG * pc_rN_items` positions, work-item `t` the positions `t`, `t + PC_WG`, ... of
     /// it (neighbouring work-items read neighbouring elements), and stages each position's
     /// contribution (`pc_acc`, the identity where a filter rejected it) in local memory for
-    /// [`Self::reduce_tile_end`] to reduce in order. Returns the body of one position, `pc_t`
-    /// bound, run only for positions of the chunk.
-    fn reduce_tile_begin(&mut self, r: u32, search: bool, body: &mut Body) -> (Body, Body) {
+    /// [`Self::reduce_tile_end`] to reduce in order. With a CPU device's shapes (`blocked`),
+    /// work-item `t` takes the positions `t * pc_rN_items`, ... (consecutive) instead, folded as
+    /// they come: the positions each work-item folds are the same, without the stage. Returns the
+    /// body of one position, `pc_t` bound, run only for positions of the chunk.
+    fn reduce_tile_begin(
+        &mut self,
+        r: u32,
+        (search, blocked): (bool, bool),
+        body: &mut Body,
+    ) -> (Body, Body) {
         let t = ty(self.reductions[r as usize].acc);
         body.line(format!("PC_LOCAL_ARRAY({t}, pc_scratch, PC_WG);"));
-        body.line(format!("PC_LOCAL_ARRAY({t}, pc_stage, PC_WG * pc_r{r}_items);"));
+        if blocked {
+            body.line(format!("{t} pc_fold = pc_r{r}_identity(pc_fault, pc_caps);"));
+        } else {
+            body.line(format!("PC_LOCAL_ARRAY({t}, pc_stage, PC_WG * pc_r{r}_items);"));
+        }
         body.line("pc_u32 pc_lid = (pc_u32)PC_LOCAL_ID();");
         body.line(format!("pc_u64 pc_tile = (pc_u64)PC_GROUP_ID() * (PC_WG * pc_r{r}_items);"));
         if search {
@@ -1189,7 +1208,11 @@ impl KernelWriter<'_> {
         body.line(format!("{t} pc_acc;"));
         body.line(format!("for (pc_u32 pc_k = 0; pc_k < pc_r{r}_items; pc_k++) {{"));
         let mut each = body.nested();
-        each.line("pc_u64 pc_t = pc_tile + (pc_u64)pc_k * PC_WG + pc_lid;");
+        if blocked {
+            each.line(format!("pc_u64 pc_t = pc_tile + (pc_u64)pc_lid * pc_r{r}_items + pc_k;"));
+        } else {
+            each.line("pc_u64 pc_t = pc_tile + (pc_u64)pc_k * PC_WG + pc_lid;");
+        }
         each.line(format!("pc_acc = pc_r{r}_identity(pc_fault, pc_caps);"));
         each.line("if (pc_live && pc_t < pc_count) {");
         let work = each.nested();
@@ -1199,18 +1222,34 @@ impl KernelWriter<'_> {
     /// The end of a top-level reduction's kernel: `work` (one position's body) closed, the
     /// staged contributions reduced in order — work-item `t` its `pc_rN_items` consecutive ones,
     /// then the work-group's — and the tile's partial written.
-    fn reduce_tile_end(&mut self, r: u32, (mut each, work): (Body, Body), body: &mut Body) {
+    fn reduce_tile_end(
+        &mut self,
+        r: u32,
+        (mut each, work): (Body, Body),
+        blocked: bool,
+        body: &mut Body,
+    ) {
         let acc = self.reductions[r as usize].acc;
         each.append(work);
         each.line("}");
-        each.line("pc_stage[pc_k * PC_WG + pc_lid] = pc_acc;");
-        body.append(each);
-        body.line("}");
-        body.line("PC_BARRIER();");
-        body.line(format!("pc_acc = pc_stage[pc_lid * pc_r{r}_items];"));
-        body.line(format!(
-            "for (pc_u32 pc_k = 1; pc_k < pc_r{r}_items; pc_k++) pc_acc = pc_r{r}_op(pc_fault, pc_caps, pc_acc, pc_stage[pc_lid * pc_r{r}_items + pc_k]);"
-        ));
+        if blocked {
+            // The first contribution as it is, as the staged form starts from it.
+            each.line(format!(
+                "pc_fold = pc_k == 0u ? pc_acc : pc_r{r}_op(pc_fault, pc_caps, pc_fold, pc_acc);"
+            ));
+            body.append(each);
+            body.line("}");
+            body.line("pc_acc = pc_fold;");
+        } else {
+            each.line("pc_stage[pc_k * PC_WG + pc_lid] = pc_acc;");
+            body.append(each);
+            body.line("}");
+            body.line("PC_BARRIER();");
+            body.line(format!("pc_acc = pc_stage[pc_lid * pc_r{r}_items];"));
+            body.line(format!(
+                "for (pc_u32 pc_k = 1; pc_k < pc_r{r}_items; pc_k++) pc_acc = pc_r{r}_op(pc_fault, pc_caps, pc_acc, pc_stage[pc_lid * pc_r{r}_items + pc_k]);"
+            ));
+        }
         body.line(format!("pc_acc = pc_r{r}_group(pc_fault, pc_caps, pc_scratch, pc_acc);"));
         body.line(format!(
             "if (pc_lid == 0) {}(pc_out, pc_out_cap, PC_GROUP_ID(), pc_acc);",
@@ -1235,7 +1274,7 @@ impl KernelWriter<'_> {
         let mut tile = None;
         let mut work = match reduce {
             Some(r) => {
-                let (each, work) = self.reduce_tile_begin(r, false, &mut body);
+                let (each, work) = self.reduce_tile_begin(r, (false, false), &mut body);
                 tile = Some(each);
                 work
             }
@@ -1275,7 +1314,7 @@ impl KernelWriter<'_> {
             work.line("pc_out_group[pc_t] = pc_in_group[pc_t];");
         }
         match (reduce, tile) {
-            (Some(r), Some(each)) => self.reduce_tile_end(r, (each, work), &mut body),
+            (Some(r), Some(each)) => self.reduce_tile_end(r, (each, work), false, &mut body),
             _ => {
                 body.append(work);
                 body.line("}");
