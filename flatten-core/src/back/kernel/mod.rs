@@ -617,7 +617,6 @@ impl KernelWriter<'_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    #[allow(clippy::too_many_arguments)]
     fn level_kernel(
         &mut self,
         plan: &Plan,
@@ -705,9 +704,10 @@ impl KernelWriter<'_> {
         // and phase 1 writes every kept position's values there. Values are held until the
         // group's ranks are known.
         let compacting = filters && reduce.is_none() && segmented.is_none();
-        // Below the first generator, such a level gives each work-item PC_FILTER_ITEMS
-        // consecutive positions (search.h; the runtime defines it per device and program): one search per work-item, the next positions' parent
-        // found by stepping, and the work-group's ranks scanned once per PC_WG × PC_LEVEL_ITEMS
+        // Below the first generator (and at it, in a CPU device's form), such a level gives each
+        // work-item PC_FILTER_ITEMS consecutive positions (search.h; the runtime defines it per
+        // device and program): one search per work-item, the next positions' parent found by
+        // stepping, and the work-group's ranks scanned once per PC_WG × PC_FILTER_ITEMS
         // positions.
         // A nested reduction's level gives each work-item PC_LEVEL_ITEMS consecutive positions
         // too, reduced in order in the work-item before the work-group's reduction by key.
