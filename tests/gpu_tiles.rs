@@ -199,13 +199,16 @@ fn filtering_levels_step_across_work_items_and_tiles() {
 #[test]
 fn nested_reductions_reduce_by_key_across_work_items() {
     // A nested reduction's level gives each work-item 32 consecutive positions and a work-group
-    // 256 × 32: several whole rows inside one work-item, rows that begin in one work-item and
-    // end in the next (or in the next tile), a row starting exactly at a work-item's first
-    // position, empty rows between, and the first work-item of a tile holding several rows.
+    // 256 × 32 (a GPU's shapes; a CPU device's: 128 and 256 × 128): several whole rows inside
+    // one work-item, rows that begin in one work-item and end in the next (or in the next
+    // tile), a row starting exactly at a work-item's first position, empty rows between, and
+    // the first work-item of a tile holding several rows.
     let patterns: Vec<Vec<u64>> = vec![
         (0..3000).map(|r| r % 7).collect(),
         (0..3000).map(|r| [0, 1, 31, 32, 33, 2, 0, 0, 64][r % 9]).collect(),
+        (0..3000).map(|r| [0, 1, 127, 128, 129, 2, 0, 0, 256][r % 9]).collect(),
         (0..500).map(|r| if r % 10 == 0 { 8191 + r % 3 } else { r % 5 }).collect(),
+        (0..200).map(|r| if r % 10 == 0 { 32767 + r % 3 } else { r % 5 }).collect(),
         vec![1; 20_000],
         [vec![0; 1000], vec![40_000], vec![0; 1000], vec![3; 5000]].concat(),
     ];
@@ -229,11 +232,12 @@ fn nested_reductions_reduce_by_key_across_work_items() {
 #[test]
 fn nested_reductions_go_by_runs_of_one_parent() {
     // A work-item's positions go by runs, each the part of one parent among them: parents as
-    // long as, shorter and longer than a work-item's 32 positions in a regular level (the run
-    // ends where `pc_fanout` children do), and a second inner level whose consecutive parents
-    // share their group (a run that continues the group of the run before it).
+    // long as, shorter and longer than a work-item's 32 positions (a CPU device's: 128) in a
+    // regular level (the run ends where `pc_fanout` children do), and a second inner level whose
+    // consecutive parents share their group (a run that continues the group of the run before
+    // it).
     for &n in &[1u64, 2, 31, 33, 300, 1025] {
-        for k in [1u64, 31, 32, 33, 100] {
+        for k in [1u64, 31, 32, 33, 100, 127, 128, 129] {
             on_every_backend(
                 || par![par_reduce!(hash_concat, (0, 1); (i * k + j + 1, 31) | j <- 0..k) | i <- 0..n],
             );

@@ -29,7 +29,7 @@ use super::fault::{self, Fault};
 use super::host_data::{column_of, ColumnBytes, DynJagged, HostData, Upload};
 use super::plan::{ClassId, Comp, DevicePlan, Level, ReduceKind, RootKind, Terminal};
 use super::program::{
-    cpu_shapes, filter_items, reduce_items, Built, GROUP, LBS_ITEMS, LEVEL_ITEMS, TILE,
+    cpu_shapes, filter_items, level_items, reduce_items, Built, GROUP, LBS_ITEMS, TILE,
 };
 use super::resident::Resident;
 use super::types::{columns_par_at, Prim};
@@ -358,6 +358,8 @@ pub(crate) struct Session<'c> {
     /// Whether the program takes a CPU device's shapes (`PC_CPU_SHAPES`): then the first
     /// generator's filtering level takes `filter_items` positions per work-item too.
     cpu_shapes: bool,
+    /// Positions per work-item of a nested reduction's level (`PC_LEVEL_ITEMS` of the program).
+    level_items: u64,
     /// Whether work was queued since the fault word was last read.
     unchecked: bool,
     /// The sizes of regular levels (the same for every parent), by comprehension and level.
@@ -405,6 +407,7 @@ impl<'c> Session<'c> {
             chunk,
             filter_items,
             cpu_shapes,
+            level_items: level_items(cpu_shapes),
             unchecked: false,
             fanouts: Vec::new(),
             partials: None,
@@ -1042,11 +1045,11 @@ impl<'c> Session<'c> {
                     (&*sink, comp.terminal),
                     (Sink::Segmented { .. }, Terminal::Reduce { .. })
                 );
-            // Below the first generator, its work-items take LEVEL_ITEMS positions each, and a
-            // tile GROUP × LEVEL_ITEMS.
+            // Below the first generator, its work-items take `level_items` positions each, and a
+            // tile GROUP × `level_items`.
             let coarse_reduce = summarised && !matches!(parents, Parents::Root);
             let tiles = if coarse_reduce {
-                count.div_ceil(GROUP as u64 * LEVEL_ITEMS)
+                count.div_ceil(GROUP as u64 * self.level_items)
             } else {
                 count.div_ceil(GROUP as u64)
             };
@@ -1083,7 +1086,7 @@ impl<'c> Session<'c> {
                     count.div_ceil(self.reduce_tile(reduction)) * GROUP as u64
                 }
                 _ if coarse => count.div_ceil(self.filter_items),
-                _ if coarse_reduce => count.div_ceil(LEVEL_ITEMS),
+                _ if coarse_reduce => count.div_ceil(self.level_items),
                 _ => count,
             };
             // Bytes per value written.
