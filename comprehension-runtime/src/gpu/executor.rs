@@ -356,10 +356,9 @@ pub(crate) struct Session<'c> {
     /// first generator's with a CPU device's shapes (`PC_FILTER_ITEMS` of the program).
     filter_items: u64,
     /// Whether the program takes a CPU device's shapes (`PC_CPU_SHAPES`): then the first
-    /// generator's filtering level takes `filter_items` positions per work-item too.
+    /// generator's filtering level takes `filter_items` positions per work-item too, and a
+    /// nested reduction's level `level_items(true)` (`PC_LEVEL_ITEMS` of the program).
     cpu_shapes: bool,
-    /// Positions per work-item of a nested reduction's level (`PC_LEVEL_ITEMS` of the program).
-    level_items: u64,
     /// Whether work was queued since the fault word was last read.
     unchecked: bool,
     /// The sizes of regular levels (the same for every parent), by comprehension and level.
@@ -407,7 +406,6 @@ impl<'c> Session<'c> {
             chunk,
             filter_items,
             cpu_shapes,
-            level_items: level_items(cpu_shapes),
             unchecked: false,
             fanouts: Vec::new(),
             partials: None,
@@ -1048,8 +1046,9 @@ impl<'c> Session<'c> {
             // Below the first generator, its work-items take `level_items` positions each, and a
             // tile GROUP × `level_items`.
             let coarse_reduce = summarised && !matches!(parents, Parents::Root);
+            let level_items = level_items(self.cpu_shapes);
             let tiles = if coarse_reduce {
-                count.div_ceil(GROUP as u64 * self.level_items)
+                count.div_ceil(GROUP as u64 * level_items)
             } else {
                 count.div_ceil(GROUP as u64)
             };
@@ -1086,7 +1085,7 @@ impl<'c> Session<'c> {
                     count.div_ceil(self.reduce_tile(reduction)) * GROUP as u64
                 }
                 _ if coarse => count.div_ceil(self.filter_items),
-                _ if coarse_reduce => count.div_ceil(self.level_items),
+                _ if coarse_reduce => count.div_ceil(level_items),
                 _ => count,
             };
             // Bytes per value written.

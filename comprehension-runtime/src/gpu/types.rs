@@ -177,23 +177,41 @@ pub(crate) type PrefixRead = (usize, *mut u8, usize);
 /// splitting a slice of pairs a quarter of a sparse matrix × vector's time on PoCL.
 const HELD_LEAVES: usize = 8;
 
-/// The first [`HELD_LEAVES`] offsets of `layout`; past its components, `len` (the bytes'
-/// length), so that a component the layout does not have is outside the bytes, as it would be
-/// outside the layout's offsets.
-fn held_offsets(layout: &ColumnLayout, len: usize) -> [usize; HELD_LEAVES] {
-    let mut held = [len; HELD_LEAVES];
-    let count = layout.offsets.len().min(HELD_LEAVES);
-    held[..count].copy_from_slice(&layout.offsets[..count]);
-    held
+/// A layout's component offsets, the first [`HELD_LEAVES`] of them held by value.
+#[derive(Clone, Copy)]
+struct Offsets<'b> {
+    layout: &'b ColumnLayout,
+    held: [usize; HELD_LEAVES],
+}
+
+impl<'b> Offsets<'b> {
+    /// The offsets of `layout`; past its components, `len` (the bytes' length), so that a
+    /// component the layout does not have is outside the bytes, as it would be outside the
+    /// layout's offsets.
+    fn new(layout: &'b ColumnLayout, len: usize) -> Self {
+        let mut held = [len; HELD_LEAVES];
+        let count = layout.offsets.len().min(HELD_LEAVES);
+        held[..count].copy_from_slice(&layout.offsets[..count]);
+        Offsets { layout, held }
+    }
+
+    /// Component `leaf`'s offset.
+    #[inline]
+    fn of(&self, leaf: usize) -> usize {
+        if leaf < HELD_LEAVES {
+            // (A constant test where the value's type is known: `leaf` counts its components.)
+            self.held[leaf]
+        } else {
+            self.layout.offsets[leaf]
+        }
+    }
 }
 
 /// Writes values into component columns (see [`ColumnLayout`]).
 pub struct ColumnWriter<'b> {
     bytes: *mut u8,
     len: usize,
-    layout: &'b ColumnLayout,
-    /// The layout's first offsets (see [`HELD_LEAVES`]).
-    held: [usize; HELD_LEAVES],
+    offsets: Offsets<'b>,
     index: usize,
     leaf: usize,
     _bytes: std::marker::PhantomData<&'b mut [u8]>,
@@ -206,8 +224,7 @@ impl<'b> ColumnWriter<'b> {
         ColumnWriter {
             bytes: bytes.as_mut_ptr(),
             len: bytes.len(),
-            layout,
-            held: held_offsets(layout, bytes.len()),
+            offsets: Offsets::new(layout, bytes.len()),
             index: 0,
             leaf: 0,
             _bytes: std::marker::PhantomData,
@@ -227,8 +244,7 @@ impl<'b> ColumnWriter<'b> {
         ColumnWriter {
             bytes,
             len,
-            layout,
-            held: held_offsets(layout, len),
+            offsets: Offsets::new(layout, len),
             index: 0,
             leaf: 0,
             _bytes: std::marker::PhantomData,
@@ -248,13 +264,7 @@ impl<'b> ColumnWriter<'b> {
     #[inline]
     pub fn put(&mut self, bytes: &[u8]) {
         let size = bytes.len();
-        let offset = if self.leaf < HELD_LEAVES {
-            // (A constant test where the value's type is known: `leaf` counts its components.)
-            self.held[self.leaf]
-        } else {
-            self.layout.offsets[self.leaf]
-        };
-        let at = offset + self.index * size;
+        let at = self.offsets.of(self.leaf) + self.index * size;
         assert!(at + size <= self.len, "parcomp internal error: a value outside its columns");
         // SAFETY: `at..at + size` lies inside the writer's bytes (checked), which are valid for
         // writes (`new`: a borrowed slice; `shared`: the caller's promise), and only this
@@ -323,9 +333,7 @@ pub(crate) const PIECE: usize = 1 << 14;
 /// Reads values out of component columns.
 pub struct ColumnReader<'b> {
     bytes: &'b [u8],
-    layout: &'b ColumnLayout,
-    /// The layout's first offsets (see [`HELD_LEAVES`]).
-    held: [usize; HELD_LEAVES],
+    offsets: Offsets<'b>,
     index: usize,
     leaf: usize,
 }
@@ -334,7 +342,7 @@ impl<'b> ColumnReader<'b> {
     /// A reader over `bytes`, laid out as `layout`.
     pub fn new(bytes: &'b [u8], layout: &'b ColumnLayout) -> Self {
         assert!(bytes.len() >= layout.bytes, "parcomp internal error: columns too small");
-        ColumnReader { bytes, layout, held: held_offsets(layout, bytes.len()), index: 0, leaf: 0 }
+        ColumnReader { bytes, offsets: Offsets::new(layout, bytes.len()), index: 0, leaf: 0 }
     }
 
     /// Starts value number `index`.
@@ -348,13 +356,7 @@ impl<'b> ColumnReader<'b> {
     /// Reads the next component of the current value.
     #[inline]
     pub fn take<const N: usize>(&mut self) -> [u8; N] {
-        let offset = if self.leaf < HELD_LEAVES {
-            // (A constant test where the value's type is known: `leaf` counts its components.)
-            self.held[self.leaf]
-        } else {
-            self.layout.offsets[self.leaf]
-        };
-        let at = offset + self.index * N;
+        let at = self.offsets.of(self.leaf) + self.index * N;
         self.leaf += 1;
         self.bytes[at..at + N].try_into().expect("N bytes")
     }

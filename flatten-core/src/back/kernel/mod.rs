@@ -1443,19 +1443,11 @@ fn coarse_rows(body: &mut Body, loads: Body, probe: Body) -> Body {
     // positions: when they keep none there, the positions are done; when they keep some, the
     // positions run in full (the filters again, and the values held), and so do the next row's
     // until a row keeps none. A selective filter costs a vectorized test per position, a filter
-    // that keeps many one test more per row it enters keeping.
-    // The test runs over whole vectors of PC_PROBE_LANES positions, those past the row's end
-    // repeating its last (a position of the row, so no check fails that would not anyway) and
-    // counting nothing: no scalar loop after the vectorized one for each row.
+    // that keeps many one test more per row it enters keeping (see `probe_positions`).
     row.line("if (pc_probe) {");
-    row.line("  pc_u32 pc_hits = 0;");
-    row.line("  pc_u32 pc_stop = pc_k + (pc_end - pc_k + PC_PROBE_LANES - 1u) / PC_PROBE_LANES * PC_PROBE_LANES;");
-    row.line("  for (pc_u32 pc_q = pc_k; pc_q < pc_stop; pc_q++) {");
-    row.line("    pc_u64 pc_ci = pc_i + (pc_u64)((pc_q < pc_end ? pc_q : pc_end - 1u) - pc_k);");
-    for line in probe.text().lines() {
-        row.line(format!("    {line}"));
-    }
-    row.line("  }");
+    let mut test = row.nested();
+    probe_positions(&mut test, &probe);
+    row.append(test);
     row.line("  if (pc_hits == 0u) {");
     row.line("    pc_i += pc_end - pc_k;");
     row.line("    pc_k = pc_end;");
@@ -1469,6 +1461,22 @@ fn coarse_rows(body: &mut Body, loads: Body, probe: Body) -> Body {
     item
 }
 
+/// The filters alone (`probe`, which adds its position to `pc_hits` when they keep it) over
+/// positions `pc_k..pc_end` of a row starting at element `pc_i`, in whole vectors of
+/// PC_PROBE_LANES positions: those past the end repeat the last (a position of the row, so no
+/// check fails that would not anyway) and count nothing, so that no scalar loop follows the
+/// vectorized one.
+fn probe_positions(body: &mut Body, probe: &Body) {
+    body.line("pc_u32 pc_hits = 0;");
+    body.line("pc_u32 pc_stop = pc_k + (pc_end - pc_k + PC_PROBE_LANES - 1u) / PC_PROBE_LANES * PC_PROBE_LANES;");
+    body.line("for (pc_u32 pc_q = pc_k; pc_q < pc_stop; pc_q++) {");
+    body.line("  pc_u64 pc_ci = pc_i + (pc_u64)((pc_q < pc_end ? pc_q : pc_end - 1u) - pc_k);");
+    for line in probe.text().lines() {
+        body.line(format!("  {line}"));
+    }
+    body.line("}");
+}
+
 /// [`coarse_rows`] for the first generator's positions, which have no parent: the work-item's
 /// `PC_FILTER_ITEMS` consecutive positions are one row, tested by the filters alone (`probe`, a
 /// vectorized loop) and run in full only when they keep some. Returns the position's body, in
@@ -1480,16 +1488,7 @@ fn coarse_root_items(body: &mut Body, probe: Body) -> Body {
     items.line("pc_u64 pc_i = pc_j0 + pc_t;");
     items.line("pc_u32 pc_end = pc_count - pc_t < PC_FILTER_ITEMS ? (pc_u32)(pc_count - pc_t) : PC_FILTER_ITEMS;");
     items.line("pc_u32 pc_k = 0;");
-    items.line("pc_u32 pc_hits = 0;");
-    items
-        .line("pc_u32 pc_stop = (pc_end + PC_PROBE_LANES - 1u) / PC_PROBE_LANES * PC_PROBE_LANES;");
-    // (A position past the end repeats the last, as a row's test does in coarse_rows.)
-    items.line("for (pc_u32 pc_q = 0; pc_q < pc_stop; pc_q++) {");
-    items.line("  pc_u64 pc_ci = pc_i + (pc_u64)(pc_q < pc_end ? pc_q : pc_end - 1u);");
-    for line in probe.text().lines() {
-        items.line(format!("  {}", line.trim_start()));
-    }
-    items.line("}");
+    probe_positions(&mut items, &probe);
     items.line("if (pc_hits == 0u) pc_k = pc_end;");
     items.line("for (; pc_k < pc_end; pc_k++, pc_i++) {");
     let item = items.nested();
