@@ -23,8 +23,8 @@ pub use head::{Comprehension, MapBody};
 pub use nested::{ContextRoot, Enclosing, NestBody, Nested};
 pub(crate) use reducers::ReduceFolder;
 pub use reducers::{
-    All, Any, CollectVec, Count, DevicePartial, Fold, MaxReducer, MinReducer, ProductReducer,
-    Reducer, SumReducer,
+    All, Any, CollectVec, Count, DevicePartial, Extreme, Fold, MaxReducer, MinReducer,
+    ProductReducer, Reducer, SumReducer,
 };
 pub use root::{source, Root};
 

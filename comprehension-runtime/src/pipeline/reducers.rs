@@ -154,24 +154,93 @@ where
     }
 }
 
-/// Whether `item` replaces `kept` as the least element: it is smaller, or `kept` is not ordered
-/// with itself (a NaN) while `item` is. The device's kernels compute the same.
-#[inline]
-fn replaces_least<T: PartialOrd>(kept: &T, item: &T) -> bool {
-    item < kept || (unordered(kept) && !unordered(item))
-}
-
-/// Whether `item` replaces `kept` as the greatest element: it is at least as large (the last of
-/// equals wins), or `kept` is not ordered with itself (a NaN) while `item` is.
-#[inline]
-fn replaces_greatest<T: PartialOrd>(kept: &T, item: &T) -> bool {
-    item >= kept || (unordered(kept) && !unordered(item))
-}
-
 /// A value not ordered with itself: a float NaN, or a tuple holding one.
 #[inline]
 fn unordered<T: PartialOrd>(value: &T) -> bool {
     value.partial_cmp(value).is_none()
+}
+
+/// The accumulator of [`MinReducer`] and [`MaxReducer`]: the element kept so far, and whether it
+/// is ordered with itself. That is found once, when the element is kept, so that each element
+/// after it takes one comparison: testing every element for a NaN again was a sixth of the loop
+/// that folds a group's largest value (`par_max!` per key of a `group by`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Extreme<T> {
+    /// No element yet.
+    Empty,
+    /// An element ordered with itself.
+    Ordered(T),
+    /// An element that is not (a float NaN, a tuple holding one).
+    Unordered(T),
+}
+
+impl<T: PartialOrd> Extreme<T> {
+    #[inline]
+    fn of(value: T) -> Self {
+        if unordered(&value) {
+            Extreme::Unordered(value)
+        } else {
+            Extreme::Ordered(value)
+        }
+    }
+
+    fn from_option(value: Option<T>) -> Self {
+        value.map_or(Extreme::Empty, Extreme::of)
+    }
+
+    fn into_option(self) -> Option<T> {
+        match self {
+            Extreme::Empty => None,
+            Extreme::Ordered(v) | Extreme::Unordered(v) => Some(v),
+        }
+    }
+
+    /// Keeps `item` instead of the element kept if `item` is ordered with itself and either
+    /// `beats(item, kept)` or the kept element is not: a value not ordered with itself is kept
+    /// only while no other is, the first of them. Which is associative (unlike letting such a
+    /// value win a comparison, as a tuple holding a NaN may: `(1.0, NaN) >= (0.0, 0.0)`), so
+    /// that every way of cutting the elements into parts gives the same result.
+    #[inline]
+    fn push(&mut self, item: T, beats: impl Fn(&T, &T) -> bool) {
+        match self {
+            Extreme::Empty => *self = Extreme::of(item),
+            Extreme::Ordered(kept) if !beats(&item, kept) => {}
+            _ => {
+                if !unordered(&item) {
+                    *self = Extreme::Ordered(item);
+                }
+            }
+        }
+    }
+
+    /// The kept element of a part followed by `right`'s, by the same rule as [`push`].
+    ///
+    /// [`push`]: Extreme::push
+    fn combine(self, right: Self, beats: impl Fn(&T, &T) -> bool) -> Self {
+        match (self, right) {
+            (left, Extreme::Empty) => left,
+            (Extreme::Empty, right) => right,
+            (Extreme::Ordered(l), Extreme::Ordered(r)) => {
+                Extreme::Ordered(if beats(&r, &l) { r } else { l })
+            }
+            (Extreme::Unordered(_), Extreme::Ordered(r)) => Extreme::Ordered(r),
+            (left, Extreme::Unordered(_)) => left,
+        }
+    }
+}
+
+/// Whether `item` beats `kept` as the least element: it is smaller. (With floats the device's
+/// kernels compute the same: a NaN beats nothing, and any other value beats a NaN.)
+#[inline]
+fn less<T: PartialOrd>(item: &T, kept: &T) -> bool {
+    item < kept
+}
+
+/// Whether `item` beats `kept` as the greatest element: it is at least as large (the last of
+/// equals wins).
+#[inline]
+fn at_least<T: PartialOrd>(item: &T, kept: &T) -> bool {
+    item >= kept
 }
 
 /// `par_min!`: the least element, the first of equals (as [`Iterator::min`]); `None` when there
@@ -179,8 +248,8 @@ fn unordered<T: PartialOrd>(value: &T) -> bool {
 ///
 /// Floats are compared as `f64::min` does: a NaN is ignored, so the result is NaN only when
 /// every element is (the first NaN then). The same holds for any `PartialOrd` type: values
-/// that are not ordered with themselves are ignored. `-0.0` and `+0.0` are equal: the first
-/// one wins.
+/// that are not ordered with themselves (a tuple holding a NaN) are ignored. `-0.0` and `+0.0`
+/// are equal: the first one wins.
 pub struct MinReducer<T>(PhantomData<fn(T)>);
 
 impl<T> MinReducer<T> {
@@ -192,32 +261,25 @@ impl<T> MinReducer<T> {
 }
 
 impl<T: PartialOrd + Send> Reducer<T> for MinReducer<T> {
-    type Acc = Option<T>;
+    type Acc = Extreme<T>;
     type Result = Option<T>;
-    fn identity(&self) -> Option<T> {
-        None
+    fn identity(&self) -> Extreme<T> {
+        Extreme::Empty
     }
     #[inline]
-    fn push(&self, acc: &mut Option<T>, item: T) -> ControlFlow<()> {
-        match acc {
-            Some(least) if !replaces_least(least, &item) => {}
-            _ => *acc = Some(item),
-        }
+    fn push(&self, acc: &mut Extreme<T>, item: T) -> ControlFlow<()> {
+        acc.push(item, less);
         ControlFlow::Continue(())
     }
-    fn combine(&self, left: Option<T>, right: Option<T>) -> Option<T> {
-        match (left, right) {
-            (Some(l), Some(r)) => Some(if replaces_least(&l, &r) { r } else { l }),
-            (l, None) => l,
-            (None, r) => r,
-        }
+    fn combine(&self, left: Extreme<T>, right: Extreme<T>) -> Extreme<T> {
+        left.combine(right, less)
     }
-    fn finish(&self, acc: Option<T>) -> Option<T> {
-        acc
+    fn finish(&self, acc: Extreme<T>) -> Option<T> {
+        acc.into_option()
     }
-    fn accept_device(&self, partial: DevicePartial<T>) -> Option<Option<T>> {
+    fn accept_device(&self, partial: DevicePartial<T>) -> Option<Extreme<T>> {
         match partial {
-            DevicePartial::Optional(v) => Some(v),
+            DevicePartial::Optional(v) => Some(Extreme::from_option(v)),
             _ => None,
         }
     }
@@ -236,32 +298,25 @@ impl<T> MaxReducer<T> {
 }
 
 impl<T: PartialOrd + Send> Reducer<T> for MaxReducer<T> {
-    type Acc = Option<T>;
+    type Acc = Extreme<T>;
     type Result = Option<T>;
-    fn identity(&self) -> Option<T> {
-        None
+    fn identity(&self) -> Extreme<T> {
+        Extreme::Empty
     }
     #[inline]
-    fn push(&self, acc: &mut Option<T>, item: T) -> ControlFlow<()> {
-        match acc {
-            Some(greatest) if !replaces_greatest(greatest, &item) => {}
-            _ => *acc = Some(item),
-        }
+    fn push(&self, acc: &mut Extreme<T>, item: T) -> ControlFlow<()> {
+        acc.push(item, at_least);
         ControlFlow::Continue(())
     }
-    fn combine(&self, left: Option<T>, right: Option<T>) -> Option<T> {
-        match (left, right) {
-            (Some(l), Some(r)) => Some(if replaces_greatest(&l, &r) { r } else { l }),
-            (l, None) => l,
-            (None, r) => r,
-        }
+    fn combine(&self, left: Extreme<T>, right: Extreme<T>) -> Extreme<T> {
+        left.combine(right, at_least)
     }
-    fn finish(&self, acc: Option<T>) -> Option<T> {
-        acc
+    fn finish(&self, acc: Extreme<T>) -> Option<T> {
+        acc.into_option()
     }
-    fn accept_device(&self, partial: DevicePartial<T>) -> Option<Option<T>> {
+    fn accept_device(&self, partial: DevicePartial<T>) -> Option<Extreme<T>> {
         match partial {
-            DevicePartial::Optional(v) => Some(v),
+            DevicePartial::Optional(v) => Some(Extreme::from_option(v)),
             _ => None,
         }
     }
@@ -278,7 +333,14 @@ impl<T> Reducer<T> for Count {
     }
     #[inline]
     fn push(&self, acc: &mut usize, _: T) -> ControlFlow<()> {
-        *acc = acc.checked_add(1).unwrap_or_else(|| count_overflow());
+        // Every count is of elements pushed one at a time, here or in the parts combined into
+        // it: a 64-bit count would take centuries to overflow, so only a narrower one is
+        // checked (in the loop over a group's elements the check was a tenth of the work).
+        if cfg!(target_pointer_width = "64") {
+            *acc += 1;
+        } else {
+            *acc = acc.checked_add(1).unwrap_or_else(|| count_overflow());
+        }
         ControlFlow::Continue(())
     }
     fn combine(&self, left: usize, right: usize) -> usize {
@@ -498,13 +560,23 @@ mod tests {
     use super::*;
 
     fn fold<T: Clone, R: Reducer<T>>(r: &R, items: &[T]) -> R::Result {
+        r.finish(accumulate(r, items))
+    }
+
+    fn accumulate<T: Clone, R: Reducer<T>>(r: &R, items: &[T]) -> R::Acc {
         let mut acc = r.identity();
         for item in items {
             if r.push(&mut acc, item.clone()).is_break() {
                 break;
             }
         }
-        r.finish(acc)
+        acc
+    }
+
+    /// The result of `items` cut at `cut`, each side accumulated alone, then combined.
+    fn fold_split<T: Clone, R: Reducer<T>>(r: &R, items: &[T], cut: usize) -> R::Result {
+        let (a, b) = items.split_at(cut);
+        r.finish(r.combine(accumulate(r, a), accumulate(r, b)))
     }
 
     #[test]
@@ -549,18 +621,64 @@ mod tests {
             }
             // Every split combines to the same result.
             for cut in 0..=xs.len() {
-                let (a, b) = xs.split_at(cut);
-                let m = MinReducer::new();
-                let split = m.combine(fold(&m, a), fold(&m, b)).expect("not empty");
+                let split = fold_split(&MinReducer::new(), xs, cut).expect("not empty");
                 assert_eq!(split.to_bits(), min.to_bits(), "{xs:?} cut at {cut}");
-                let m = MaxReducer::new();
-                let split = m.combine(fold(&m, a), fold(&m, b)).expect("not empty");
+                let split = fold_split(&MaxReducer::new(), xs, cut).expect("not empty");
                 assert_eq!(split.to_bits(), max.to_bits(), "{xs:?} cut at {cut}");
             }
         }
         // The first of equal zeros for min, the last for max.
         assert!(fold(&MinReducer::new(), &[-0.0f64, 0.0]).unwrap().is_sign_negative());
         assert!(fold(&MaxReducer::new(), &[-0.0f64, 0.0]).unwrap().is_sign_positive());
+    }
+
+    /// Every sequence of up to four pairs drawn from values with a NaN in either component
+    /// (so that a pair may compare before the NaN decides, `(0, NaN) < (1, 0)`), folded and
+    /// combined at every cut, against the rule written out: `item` replaces `kept` if it is
+    /// ordered with itself and beats `kept` (`<` for the least, `>=` for the greatest) or `kept`
+    /// is not ordered with itself.
+    #[test]
+    fn min_and_max_follow_the_rule_for_values_not_ordered_with_themselves() {
+        fn by_rule<T: PartialOrd + Copy>(xs: &[T], beats: fn(&T, &T) -> bool) -> Option<T> {
+            let mut kept: Option<T> = None;
+            for &x in xs {
+                kept = match kept {
+                    Some(k) if unordered(&x) || !(unordered(&k) || beats(&x, &k)) => Some(k),
+                    _ => Some(x),
+                };
+            }
+            kept
+        }
+        let nan = f64::NAN;
+        let values = [(0.0, 0.0), (0.0, nan), (1.0, 0.0), (1.0, nan), (nan, 0.0), (-0.0, 1.0)];
+        let bits = |v: Option<(f64, f64)>| v.map(|(a, b)| (a.to_bits(), b.to_bits()));
+        let mut sequences = vec![vec![]];
+        for len in 1..=4 {
+            for code in 0..values.len().pow(len) {
+                let (mut c, mut xs) = (code, Vec::new());
+                for _ in 0..len {
+                    xs.push(values[c % values.len()]);
+                    c /= values.len();
+                }
+                sequences.push(xs);
+            }
+        }
+        for xs in &sequences {
+            let (min, max) = (MinReducer::new(), MaxReducer::new());
+            let want_min = by_rule(xs, |a, b| a < b);
+            let want_max = by_rule(xs, |a, b| a >= b);
+            assert_eq!(bits(fold(&min, xs)), bits(want_min), "min of {xs:?}");
+            assert_eq!(bits(fold(&max, xs)), bits(want_max), "max of {xs:?}");
+            for cut in 0..=xs.len() {
+                let split = fold_split(&min, xs, cut);
+                assert_eq!(bits(split), bits(want_min), "min of {xs:?} cut at {cut}");
+                let split = fold_split(&max, xs, cut);
+                assert_eq!(bits(split), bits(want_max), "max of {xs:?} cut at {cut}");
+            }
+        }
+        // A device's partial is classified as it is taken.
+        let partial = MaxReducer::new().accept_device(DevicePartial::Optional(Some(nan)));
+        assert!(matches!(partial, Some(Extreme::Unordered(_))));
     }
 
     #[test]
@@ -581,7 +699,7 @@ mod tests {
         assert_eq!(fold(&MinReducer::new(), &ties).map(|k| k.tag()), Some(0));
         assert_eq!(fold(&MinReducer::new(), &items).map(|k| k.tag()), Some(1));
         assert_eq!(fold(&MaxReducer::new(), &items).map(|k| k.tag()), Some(3));
-        let (l, r) = (Some(Key(2, 7)), Some(Key(2, 7)));
+        let (l, r) = (Extreme::Ordered(Key(2, 7)), Extreme::Ordered(Key(2, 7)));
         assert_eq!(MaxReducer::new().combine(l.clone(), r.clone()), r);
         assert_eq!(MinReducer::new().combine(l.clone(), r), l);
     }

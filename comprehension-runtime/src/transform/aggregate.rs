@@ -149,6 +149,22 @@ impl<A> GroupReduce<A> {
     }
 }
 
+impl<A> GroupReduce<A> {
+    /// Folds in an element whose key the grid does not hold in use: out of line, so that the
+    /// loop over the grid's keys keeps its registers for itself.
+    #[inline(never)]
+    fn push_outside_grid<K: OrderKey, Items>(
+        &self,
+        acc: &mut Table<K, A::Accs>,
+        key: K,
+        items: Items,
+    ) where
+        A: Aggregates<Items>,
+    {
+        self.0.push(acc.entry(key, || self.0.identity()), items);
+    }
+}
+
 impl<K, Items, A> Reducer<(K, Items)> for GroupReduce<A>
 where
     K: OrderKey + Send,
@@ -183,7 +199,7 @@ where
         while let Some((key, items)) =
             acc.grid.fold_in(&mut items, |accs, items| self.0.push(accs, items))
         {
-            self.0.push(acc.entry(key, || self.0.identity()), items);
+            self.push_outside_grid(acc, key, items);
         }
         ControlFlow::Continue(())
     }
