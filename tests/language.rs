@@ -119,6 +119,27 @@ fn float_min_and_max_ignore_nan() {
     let hi = on_every_backend(|| par_max![x * 2.0 | x <- &big]);
     assert_eq!(lo, Some(big.iter().copied().fold(f64::NAN, f64::min)));
     assert_eq!(hi, Some(big.iter().copied().fold(f64::NAN, f64::max) * 2.0));
+    // A tuple holding a NaN is not ordered with itself, and ignored too, even where its first
+    // component alone would decide a comparison: (999, NaN) is not the greatest pair here.
+    let pairs: Vec<(f64, f64)> = (0..300_000i64)
+        .map(|i| {
+            let first = ((i * 7919) % 1000) as f64;
+            (first, if i % 5 == 0 { f64::NAN } else { (i % 13) as f64 })
+        })
+        .collect();
+    let ordered = || pairs.iter().filter(|p| p.1 == p.1);
+    let bits = |p: Option<(f64, f64)>| p.map(|(a, b)| (a.to_bits(), b.to_bits()));
+    let by_hand = |p: Option<&(f64, f64)>| bits(p.copied());
+    let lo = on_every_backend(|| bits(par_min![p | p <- &pairs]));
+    let hi = on_every_backend(|| bits(par_max![(a, b) | (a, b) <- &pairs]));
+    let order = |a: &&(f64, f64), b: &&(f64, f64)| a.partial_cmp(b).expect("ordered");
+    assert_eq!(lo, by_hand(ordered().min_by(order)));
+    assert_eq!(hi, by_hand(ordered().max_by(order)));
+    assert_eq!(hi.map(|p| f64::from_bits(p.0)), Some(999.0));
+    // Only pairs holding a NaN: the first of them.
+    let all_nan: Vec<(f64, f64)> = (0..1000).map(|i| (i as f64, f64::NAN)).collect();
+    let first = on_every_backend(|| bits(par_max![p | p <- &all_nan]));
+    assert_eq!(first, bits(Some(all_nan[0])));
     // Nested, per row.
     let rows = vec![vec![1.5f32, f32::NAN], vec![], vec![f32::NAN], vec![-2.0, 4.0]];
     let per_row = par![par_max![x | x <- row] | row <- &rows];

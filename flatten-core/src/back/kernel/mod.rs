@@ -423,26 +423,18 @@ impl KernelWriter<'_> {
             ),
             Terminal::Any => ("((pc_bool)0)".into(), "((pc_bool)(pc_a || pc_b))".into()),
             Terminal::All => ("((pc_bool)1)".into(), "((pc_bool)(pc_a && pc_b))".into()),
-            // The least element, the first of equals: the right part wins only if smaller, or
-            // if the left one is not ordered with itself (a NaN) and the right one is — the
-            // host's `Min` (a NaN is ignored, as by `f64::min`).
+            // The least element, the first of equals: the right part wins only if it is
+            // ordered with itself and smaller, or the left one is not ordered with itself (a
+            // NaN, a tuple holding one) — the host's `Min` (such values are ignored, as a NaN is
+            // by `f64::min`).
             Terminal::Min => (
                 format!("PC_OP(make, {})(0, PC_OP(zero, {})())", class(acc), class(head)),
-                format!(
-                    "((pc_b.f0 && (!pc_a.f0 || PC_OP(lt, {h})(pc_b.f1, pc_a.f1) || {nan})) ? pc_b : pc_a)",
-                    h = class(head),
-                    nan = nan_left(&class(head)),
-                ),
+                extreme_op("lt", &class(head)),
             ),
-            // The greatest element, the last of equals: the right part wins unless smaller (or
-            // the left one is a NaN and the right one is not).
+            // The greatest element, the last of equals: the same with "at least as large".
             Terminal::Max => (
                 format!("PC_OP(make, {})(0, PC_OP(zero, {})())", class(acc), class(head)),
-                format!(
-                    "((pc_b.f0 && (!pc_a.f0 || PC_OP(ge, {h})(pc_b.f1, pc_a.f1) || {nan})) ? pc_b : pc_a)",
-                    h = class(head),
-                    nan = nan_left(&class(head)),
-                ),
+                extreme_op("ge", &class(head)),
             ),
             Terminal::Reduce { device, .. } => {
                 let op = device
@@ -1354,10 +1346,17 @@ fn reduce_kind(terminal: &Terminal) -> ReduceKind {
 
 use std::fmt::Write as _;
 
-/// `pc_a.f1` is not ordered with itself (a NaN, or a tuple holding one) while `pc_b.f1` is: the
-/// case where the host's `Min`/`Max` let the right part win whatever the comparison says.
-fn nan_left(class: &str) -> String {
-    format!("(PC_OP(ne, {class})(pc_a.f1, pc_a.f1) && PC_OP(eq, {class})(pc_b.f1, pc_b.f1))")
+/// `par_min!`'s or `par_max!`'s combination of the partial results `pc_a` and `pc_b` (each a
+/// flag and a value of `class`), where `beats` is the comparison (`lt`, `ge`) by which the right
+/// value wins: it wins if present and ordered with itself, and either the left one is absent or
+/// not ordered with itself (a NaN, a tuple holding one) or it beats the left one. The host's
+/// `Extreme` keeps the same rule.
+fn extreme_op(beats: &str, class: &str) -> String {
+    format!(
+        "((pc_b.f0 && (!pc_a.f0 || (PC_OP(eq, {class})(pc_b.f1, pc_b.f1) && \
+         (PC_OP(ne, {class})(pc_a.f1, pc_a.f1) || PC_OP({beats}, {class})(pc_b.f1, pc_a.f1))))) \
+         ? pc_b : pc_a)"
+    )
 }
 
 /// Where [`store_held`] stores: the staging buffer's columns or the output's, each line
