@@ -222,6 +222,15 @@ pub(crate) trait TopSink {
         let _ = (buffer, layout, count);
         unreachable!("parcomp internal error: values kept by a sink that reads them")
     }
+    /// The run's values number `count` in all, known before the first of them is delivered
+    /// (a `par!` whose first generator is its only level and keeps every position): room for
+    /// them may be made at once.
+    fn expect(&mut self, count: usize) {
+        let _ = count;
+    }
+    /// Every read the sink queued with [`Fetch::read_later`] has landed: the run waited at its
+    /// end without a fault.
+    fn landed(&mut self) {}
     /// A reduction's result over one chunk, in columns of one value.
     fn partial(&mut self, bytes: &[u8], layout: &ColumnLayout, kind: ReduceKind);
     /// A `par!` whose head is a `par!`: `count` more rows, empty so far.
@@ -235,7 +244,8 @@ pub(crate) trait TopSink {
     }
 }
 
-/// Reads of one device column for a [`TopSink`]: each read waits once, with the fault word.
+/// Reads of one device column for a [`TopSink`], queued without a wait (the run's next wait
+/// lands them, and reads the fault word).
 pub(crate) struct Fetch<'s, 'c> {
     session: &'s mut Session<'c>,
     column: &'s Buffer,
@@ -278,14 +288,20 @@ impl EarlyValues {
 const EARLY_BYTES: usize = 16 << 10;
 
 impl Fetch<'_, '_> {
-    /// Copies bytes of the column (`(offset, destination, length)` each) to the host, waiting
-    /// once; a fault the kernels recorded is raised as Rust's panic.
+    /// Queues copies of bytes of the column to the host (`(offset, destination, length)` each)
+    /// without waiting: they land with the run's next wait — a later read's, a sizing wait's,
+    /// or the one at the run's end, after which the sink hears of it ([`TopSink::landed`], or
+    /// [`Fetch::landed`] at its next delivery). So a run of many chunks waits once for its
+    /// values, not once per chunk, and on an in-order queue each chunk's read still comes
+    /// before the next chunk's kernels reuse the column's memory. A fault is raised at that
+    /// wait.
     ///
     /// # Safety
     ///
     /// Each destination must be valid for writes of its length, and untouched by anything else
-    /// until this returns.
-    pub(crate) unsafe fn read(
+    /// (not read, not moved, not freed) until the reads landed; the run's session finishes its
+    /// queue before it is dropped, whatever the run's outcome.
+    pub(crate) unsafe fn read_later(
         &mut self,
         parts: &[(usize, *mut u8, usize)],
     ) -> Result<(), DeviceFailure> {
@@ -295,10 +311,32 @@ impl Fetch<'_, '_> {
                 return Ok(());
             }
         }
-        let parts: Vec<(&Buffer, usize, *mut u8, usize)> =
-            parts.iter().map(|&(offset, out, len)| (self.column, offset, out, len)).collect();
-        // SAFETY: the caller's promise, passed on.
-        unsafe { self.session.fetch(&parts) }
+        let session = &mut *self.session;
+        for &(offset, out, len) in parts.iter().filter(|p| p.2 > 0) {
+            // SAFETY: the caller's promise, passed on; the session finishes the queue before
+            // it is dropped.
+            unsafe { session.queue.read_async(self.column, offset, out, len) }?;
+            session.stats.copies_out += 1;
+            session.stats.bytes_out += len as u64;
+            session.reads_in_flight = true;
+            session.unchecked = true;
+        }
+        Ok(())
+    }
+
+    /// Whether every read [`Fetch::read_later`] queued has landed (a wait came since).
+    pub(crate) fn landed(&self) -> bool {
+        !self.session.reads_in_flight
+    }
+
+    /// Waits for the reads [`Fetch::read_later`] queued (and checks the fault word), when some
+    /// have not landed.
+    pub(crate) fn wait(&mut self) -> Result<(), DeviceFailure> {
+        if self.landed() {
+            return Ok(());
+        }
+        // SAFETY: no destination besides the fault word.
+        unsafe { self.session.fetch(&[]) }
     }
 
     /// Counts bytes the host converted (assembling tuple results).
@@ -361,6 +399,9 @@ pub(crate) struct Session<'c> {
     cpu_shapes: bool,
     /// Whether work was queued since the fault word was last read.
     unchecked: bool,
+    /// Whether a sink's reads were queued without a wait since ([`Fetch::read_later`]): they
+    /// land with the next wait, a later read's or the run's last.
+    reads_in_flight: bool,
     /// The sizes of regular levels (the same for every parent), by comprehension and level.
     fanouts: Vec<(usize, usize, u64)>,
     partials: Option<Partials<'c>>,
@@ -407,6 +448,7 @@ impl<'c> Session<'c> {
             filter_items,
             cpu_shapes,
             unchecked: false,
+            reads_in_flight: false,
             fanouts: Vec::new(),
             partials: None,
             fault: None,
@@ -522,6 +564,7 @@ impl<'c> Session<'c> {
         queued?;
         finished?;
         self.unchecked = false;
+        self.reads_in_flight = false;
         if let Some(f) = Fault::from_words(&words) {
             fault::raise(f, &self.faults, self.site, self.backend.name());
         }
@@ -823,11 +866,13 @@ impl<'c> Session<'c> {
         let comp = &self.plan.comp;
         self.level(comp, 0, &Parents::Root, &mut Sink::Top(&mut *sink))?;
         self.finish_partials(sink)?;
-        if self.unchecked {
-            // The fault word, once per run, when no read since the last launch brought it.
+        if self.unchecked || self.reads_in_flight {
+            // The fault word, once per run, when no read since the last launch brought it; and
+            // the wait for the values a sink's reads queued without one.
             // SAFETY: no destination besides the fault word.
             unsafe { self.fetch(&[])? };
         }
+        sink.landed();
         self.stats.run = start.elapsed();
         let staged = self.queue.take_staging();
         (self.stats.bytes_staged, self.stats.staging_waits) = (staged.bytes, staged.waits);
@@ -1025,6 +1070,13 @@ impl<'c> Session<'c> {
             (Parents::Root, RootKind::Elements) => self.class_bytes(self.plan.vars[0]),
             _ => 0,
         } + level.reads.map_or(0, |c| self.class_bytes(c));
+        if let (Parents::Root, true, Terminal::Collect, Sink::Top(top)) =
+            (parents, last && comp.nested.is_empty() && !level.filters, comp.terminal, &mut *sink)
+        {
+            // The first generator's every position is a value: the sink may make room for all
+            // of them before the first chunk's are read.
+            top.expect(usize::try_from(total).unwrap_or(usize::MAX));
+        }
         let mut j0 = 0;
         while j0 < total {
             if let Sink::Top(top) = sink {

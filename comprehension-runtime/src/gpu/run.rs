@@ -269,7 +269,7 @@ pub(crate) fn collect<T: Send>(
             std::any::type_name::<T>()
         )));
     }
-    let mut sink = CollectSink { out: Vec::new(), codec, rows_base: 0 };
+    let mut sink = CollectSink::new(codec);
     run(backend, site, offload, &mut sink)?;
     Ok(sink.out)
 }

@@ -8,12 +8,46 @@ use super::output_codec::OutputCodec;
 use super::{device, plan, types};
 use crate::pipeline::Reducer;
 
-/// The values of a `par!`, chunk after chunk.
+/// The values of a `par!`, chunk after chunk. Each chunk's values are read without a wait
+/// ([`executor::Fetch::read_later`]): a primitive result into the output's spare capacity, a
+/// tuple result into columns of the chunk's own, assembled once they landed — so a run waits
+/// for its values once, not once per chunk.
 pub(super) struct CollectSink<T> {
     pub(super) out: Vec<T>,
     pub(super) codec: OutputCodec<T>,
     /// The first of the rows [`executor::TopSink::begin_rows`] last added.
     pub(super) rows_base: usize,
+    /// Primitive values read into `out`'s spare capacity, after its `len`, not landed yet.
+    pub(super) in_flight: usize,
+    /// Chunks of tuple values read into columns of their own (the bytes, their layout and
+    /// count), not landed yet, in order.
+    pub(super) columns_in_flight: Vec<(Vec<u8>, types::ColumnLayout, usize)>,
+}
+
+impl<T: Send> CollectSink<T> {
+    /// The sink of a `par!` whose values `codec` reads.
+    pub(super) fn new(codec: OutputCodec<T>) -> Self {
+        CollectSink {
+            out: Vec::new(),
+            codec,
+            rows_base: 0,
+            in_flight: 0,
+            columns_in_flight: Vec::new(),
+        }
+    }
+
+    /// Takes in the values whose reads landed: the primitive ones are initialised, the tuple
+    /// ones assembled, in the order they were read.
+    fn take_landed(&mut self) {
+        // SAFETY: the reads of `in_flight` values into the spare capacity after `len` landed
+        // (the caller's knowledge: a wait came since they were queued, without a fault); they
+        // are values of a primitive number, every bit pattern of which is a valid value.
+        unsafe { self.out.set_len(self.out.len() + self.in_flight) };
+        self.in_flight = 0;
+        for (bytes, tight, count) in std::mem::take(&mut self.columns_in_flight) {
+            self.codec.extend_par(&mut self.out, &bytes, &tight, count);
+        }
+    }
 }
 
 impl<T: Send> executor::TopSink for CollectSink<T> {
@@ -23,39 +57,57 @@ impl<T: Send> executor::TopSink for CollectSink<T> {
         count: usize,
         fetch: &mut executor::Fetch<'_, '_>,
     ) -> Result<(), DeviceFailure> {
+        if fetch.landed() {
+            self.take_landed();
+        }
         match self.codec.raw_size() {
             Some(size) if layout.leaves.len() == 1 && layout.leaves[0].size() == size => {
                 // A primitive result: the device's column is a `[T]` as it is, copied straight
                 // into the output's memory.
-                self.out.reserve(count);
-                let len = self.out.len();
-                let spare = self.out.spare_capacity_mut().as_mut_ptr().cast::<u8>();
-                // SAFETY: `reserve` made room for `count` more values after `len`, which
-                // nothing else touches until the read returns; the bytes read are values of a
-                // primitive number (every bit pattern of which is a valid value) written by
-                // the kernels, so after the read the first `len + count` values are
-                // initialised.
-                unsafe {
-                    fetch.read(&[(layout.offsets[0], spare, count * size)])?;
-                    self.out.set_len(len + count);
+                if self.out.capacity() - self.out.len() - self.in_flight < count {
+                    // Growing the output moves it: what is being read into it lands first.
+                    fetch.wait()?;
+                    self.take_landed();
+                    self.out.reserve(count);
                 }
+                let spare = self.out.spare_capacity_mut()[self.in_flight..].as_mut_ptr();
+                // SAFETY: there is room for `count` more values after the `in_flight` ones,
+                // which nothing touches until the read landed: the output grows only after a
+                // wait (above), and its values after `len` are initialised only then
+                // (`take_landed`); the session finishes its queue before the output is freed.
+                unsafe {
+                    fetch.read_later(&[(layout.offsets[0], spare.cast::<u8>(), count * size)])?;
+                }
+                self.in_flight += count;
             }
             _ => {
                 // The first `count` values of each component (the column may have room for
-                // more), into a local column that holds just them.
+                // more), into a column of the chunk's own that holds just them.
                 let mut bytes = Vec::new();
                 let (tight, parts) = layout
                     .prefix_reads(count, &mut bytes)
                     .ok_or_else(|| DeviceFailure::fatal("a result too large for memory"))?;
                 // SAFETY: every destination is component k's array of the tight layout, inside
-                // `bytes`, a local vector untouched until it returns.
-                unsafe { fetch.read(&parts)? };
+                // `bytes`, whose heap memory stays where it is in `columns_in_flight` (moving a
+                // vector does not move it) and is not read until the reads landed.
+                unsafe { fetch.read_later(&parts)? };
                 let converted: usize = tight.leaves.iter().map(|l| l.size() * count).sum();
                 fetch.converted(converted);
-                self.codec.extend_par(&mut self.out, &bytes, &tight, count);
+                self.columns_in_flight.push((bytes, tight, count));
             }
         }
         Ok(())
+    }
+
+    fn expect(&mut self, count: usize) {
+        if self.in_flight == 0 && self.columns_in_flight.is_empty() {
+            // (`reserve` past the memory's bounds would panic: the reads grow it then.)
+            let _ = self.out.try_reserve_exact(count);
+        }
+    }
+
+    fn landed(&mut self) {
+        self.take_landed();
     }
 
     fn begin_rows(&mut self, count: usize) {
