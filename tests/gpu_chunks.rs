@@ -2,7 +2,8 @@
 //! bounded, and the results are the same as in one piece. This binary sets a chunk of 1000
 //! positions (`PARCOMP_DEVICE_CHUNK`, read once per process) before anything runs, so that
 //! every comprehension below crosses many chunk boundaries: rows split between chunks,
-//! reductions carried across them, filters compacting each chunk.
+//! reductions carried across them, filters compacting each chunk and appending its kept values
+//! to a region of 2,500 (`PARCOMP_DEVICE_REGION`), emptied when full.
 
 mod support;
 
@@ -13,8 +14,11 @@ const CHUNK: u64 = 1000;
 
 #[test]
 fn comprehensions_cross_chunk_boundaries() {
-    // The only test of this binary: nothing else reads the variable before it is set.
+    // The only test of this binary: nothing else reads the variables before they are set.
     std::env::set_var("PARCOMP_DEVICE_CHUNK", CHUNK.to_string());
+    // A filtering last level's region of kept values holds 2.5 chunks' worth: a level of many
+    // chunks empties it (a wait) when the next chunk might not fit, and again at its end.
+    std::env::set_var("PARCOMP_DEVICE_REGION", (CHUNK * 5 / 2).to_string());
     if !support::device() {
         return;
     }
@@ -90,6 +94,14 @@ fn comprehensions_cross_chunk_boundaries() {
         })
         .collect();
     on_every_backend(|| par![x >> 1 | x <- &flags, x & 1 == 1]);
+    if let Some(s) = on_device(|| {
+        par![x >> 1 | x <- &flags, x & 1 == 1];
+        parcomp::gpu_stats().expect("the device ran it")
+    }) {
+        // 20 chunks, the region emptied before every other one and at the end: 10 waits (the
+        // values kept between two are read with their count).
+        assert_eq!((s.chunks, s.host_waits), (20, 10), "{s:?}");
+    }
     on_every_backend(|| par![(x >> 1, x % 5) | x <- &flags, x & 1 == 1]);
     assert!(on_every_backend(|| par![x | x <- &flags, x > u64::MAX - 1]).is_empty());
     let rows = parcomp::Jagged::from(

@@ -193,6 +193,13 @@ fn sizes_next(comp: &Comp, k: usize) -> bool {
     comp.levels.get(k + 1).is_some_and(|next| !comp.levels[k].filters && !next.regular)
 }
 
+/// A run's output region for a filtering last level's kept values over several chunks (see
+/// [`Session::level`]): the values, and how many of them (`u64`, on the device).
+struct Region<'c> {
+    column: Column<'c>,
+    base: Mem<'c>,
+}
+
 /// The carry of a segmented reduction from one chunk to the next: the last group so far and its
 /// value (double-buffered: a chunk reads one pair and writes the other).
 struct Carry<'c> {
@@ -390,6 +397,8 @@ pub(crate) struct Session<'c> {
     pub(crate) backend: Backend,
     pub(crate) stats: RunStats,
     pub(crate) chunk: u64,
+    /// Bytes of the device's memory a run may take for one purpose: a quarter of what is free.
+    memory_budget: u64,
     /// Positions per work-item of a filtering level below the first generator, and of the
     /// first generator's with a CPU device's shapes (`PC_FILTER_ITEMS` of the program).
     filter_items: u64,
@@ -445,6 +454,7 @@ impl<'c> Session<'c> {
             backend,
             stats: RunStats { chunk_size: chunk, ..RunStats::default() },
             chunk,
+            memory_budget: memory_budget(device),
             filter_items,
             cpu_shapes,
             unchecked: false,
@@ -1077,6 +1087,33 @@ impl<'c> Session<'c> {
             // of them before the first chunk's are read.
             top.expect(usize::try_from(total).unwrap_or(usize::MAX));
         }
+        // A filtering last level whose kept values are a `par!`'s, over more chunks than one:
+        // the chunks append their kept values to one region, each placed after the chunks
+        // before by a running total the device keeps (`pc_scan_carries_from`), so the host
+        // waits for the kept count only when the region may be full and at the level's end,
+        // not once per chunk. The region holds the level's positions, or as many values as a
+        // quarter of the device's free memory holds (at least a chunk's).
+        let appends = level.filters
+            && last
+            && comp.nested.is_empty()
+            && !nested_comp
+            && matches!(comp.terminal, Terminal::Collect)
+            && matches!(&*sink, Sink::Top(top) if !top.keeps())
+            && total > self.chunk;
+        let region = if appends {
+            let value_bytes = self.class_bytes(comp.head_class).max(1);
+            let room = region_override().unwrap_or(self.memory_budget / value_bytes);
+            let cap = total.min(room.max(self.chunk));
+            let column = self.column(comp.head_class, cap)?;
+            let base = self.alloc(8)?;
+            self.queue.zero(&base.buf, 0, 8)?;
+            Some(Region { column, base })
+        } else {
+            None
+        };
+        // The most values the region may hold now: the positions of the chunks appended since
+        // it was last emptied.
+        let mut appended = 0u64;
         let mut j0 = 0;
         while j0 < total {
             if let Sink::Top(top) = sink {
@@ -1117,8 +1154,20 @@ impl<'c> Session<'c> {
                 if coarse { count.div_ceil(GROUP as u64 * self.filter_items) } else { tiles };
             let out_group = if nested_comp { Some(self.alloc(entries * 8)?) } else { None };
             // What the kernel writes: the head's values or partials, or the children's columns.
-            let head_out: Option<Column<'c>> =
-                if head_here { Some(self.head_column(comp, entries, nested_comp)?) } else { None };
+            if let Some(region) = &region {
+                if appended + count > region.column.cap {
+                    self.empty_region(level.kernel, region, sink)?;
+                    appended = 0;
+                }
+            }
+            let head_out: Option<Column<'c>> = if head_here && region.is_none() {
+                Some(self.head_column(comp, entries, nested_comp)?)
+            } else {
+                None
+            };
+            // Where the head's values go: a column of the chunk's, or the region.
+            let head_ref: Option<&Column<'c>> =
+                head_out.as_ref().or(region.as_ref().map(|r| &r.column));
             let mut outputs = Vec::new();
             if !head_here {
                 for &v in level.outputs {
@@ -1131,7 +1180,7 @@ impl<'c> Session<'c> {
             // their total: the next level's scan may take them in place).
             let sizes_out =
                 if sizes_next(comp, k) { Some(self.alloc((count + 1) * 8)?) } else { None };
-            let items = match (&head_out, comp.terminal, nested_comp) {
+            let items = match (head_ref, comp.terminal, nested_comp) {
                 // A reduction's level kernel runs whole work-groups.
                 (Some(_), Terminal::Reduce { reduction, .. }, false) => {
                     count.div_ceil(self.reduce_tile(reduction)) * GROUP as u64
@@ -1141,7 +1190,7 @@ impl<'c> Session<'c> {
                 _ => count,
             };
             // Bytes per value written.
-            let value_bytes: u64 = match &head_out {
+            let value_bytes: u64 = match head_ref {
                 Some(out) => out.layout.bytes as u64 / out.cap.max(1),
                 None => outputs
                     .iter()
@@ -1167,7 +1216,7 @@ impl<'c> Session<'c> {
             };
             let stage_cap = places_count * stage_limit;
             let stage = if compacting {
-                let layouts: Vec<&ColumnLayout> = match &head_out {
+                let layouts: Vec<&ColumnLayout> = match head_ref {
                     Some(out) => vec![&out.layout],
                     None => outputs.iter().map(|(_, c)| &c.layout).collect(),
                 };
@@ -1196,7 +1245,7 @@ impl<'c> Session<'c> {
                     args.push(Arg::Buffer(&input(in_columns, v).mem.buf));
                 }
                 args.push(Arg::Buffer(in_group.map_or(dummy, |g| &g.buf)));
-                match &head_out {
+                match head_ref {
                     Some(out) => {
                         args.push(Arg::U64(out.cap));
                         args.push(Arg::Buffer(&out.mem.buf));
@@ -1233,6 +1282,36 @@ impl<'c> Session<'c> {
             };
             let mut early = None;
             let kept = match &places {
+                Some(places) if region.is_some() => {
+                    let base = &region.as_ref().expect("appending").base;
+                    let tiles = places_count;
+                    // Phase 1 is counted as computing its kept values again (which work-groups
+                    // staged is not known without their counts); the values' writes are
+                    // counted when the region is emptied.
+                    self.count_launch(level.kernel, reads + tiles * 8);
+                    launch(self, 0)?;
+                    self.count_launch("pc_scan_carries_from", tiles * 16 + 16);
+                    {
+                        let fault = &self.fault.as_ref().expect("uploaded").buf;
+                        let args = [
+                            Arg::Buffer(fault),
+                            Arg::Buffer(&places.buf),
+                            Arg::U64(tiles),
+                            Arg::Buffer(&base.buf),
+                        ];
+                        self.queue.launch(
+                            &*self.generic,
+                            "pc_scan_carries_from",
+                            GROUP as u64,
+                            GROUP,
+                            &args,
+                        )?;
+                    }
+                    self.count_launch(level.kernel, reads + tiles * 8);
+                    launch(self, 1)?;
+                    appended += count;
+                    0
+                }
                 Some(places) => {
                     // Phase 0 counts each work-group's kept positions; their scan gives each
                     // group its first place and the total; phase 1 writes the kept values.
@@ -1278,7 +1357,7 @@ impl<'c> Session<'c> {
                     kept
                 }
                 None => {
-                    let out_bytes = match (&head_out, comp.terminal, nested_comp) {
+                    let out_bytes = match (head_ref, comp.terminal, nested_comp) {
                         (Some(_), Terminal::Reduce { reduction, .. }, false) => {
                             count.div_ceil(self.reduce_tile(reduction)) * value_bytes
                         }
@@ -1301,6 +1380,8 @@ impl<'c> Session<'c> {
             let next_sizes = Cell::new(sizes_out);
             match head_out {
                 Some(out) => self.deliver(comp, out, kept, out_group, early, sink)?,
+                // Appended to the region: delivered when it is emptied.
+                None if head_here => {}
                 None => {
                     let children = Parents::Rows {
                         count: kept,
@@ -1321,7 +1402,45 @@ impl<'c> Session<'c> {
             }
             j0 += count;
         }
+        if let Some(region) = &region {
+            self.empty_region(level.kernel, region, sink)?;
+        }
         Ok(())
+    }
+
+    /// Delivers the values appended to `region` (one wait, for their count, with their first
+    /// values read in it) and empties it; `kernel` wrote them.
+    fn empty_region(
+        &mut self,
+        kernel: &str,
+        region: &Region<'c>,
+        sink: &mut Sink<'_, 'c>,
+    ) -> Result<(), DeviceFailure> {
+        let Sink::Top(top) = sink else {
+            return Err(malformed("a region of values for a sink that is not a `par!`'s"));
+        };
+        let (kept, early) = self.read_kept(&region.base, 0, Some(&region.column))?;
+        let value_bytes = region.column.layout.bytes as u64 / region.column.cap.max(1);
+        self.count_dram(kernel, kept * value_bytes);
+        self.deliver_values(&region.column, kept, early, &mut **top)?;
+        // After the reads just queued (the queue runs in order), before the next chunk's.
+        self.queue.zero(&region.base.buf, 0, 8)?;
+        Ok(())
+    }
+
+    /// Delivers the first `count` values of `out` to a `par!`'s sink that reads them.
+    fn deliver_values(
+        &mut self,
+        out: &Column<'c>,
+        count: u64,
+        early: Option<EarlyValues>,
+        top: &mut dyn TopSink,
+    ) -> Result<(), DeviceFailure> {
+        let value_bytes = out.layout.bytes as u64 / out.cap.max(1);
+        self.stats.dram_minimum += count * value_bytes;
+        let layout = out.layout.clone();
+        let mut fetch = Fetch { session: self, column: &out.mem.buf, early };
+        top.values(&layout, count as usize, &mut fetch)
     }
 
     /// The column the head's values (or partial results) of `count` positions go to;
@@ -1366,18 +1485,16 @@ impl<'c> Session<'c> {
     ) -> Result<(), DeviceFailure> {
         match (sink, comp.terminal) {
             (Sink::Top(top), Terminal::Collect) => {
-                let value_bytes = out.layout.bytes as u64 / out.cap.max(1);
-                self.stats.dram_minimum += count * value_bytes;
                 if top.keeps() {
+                    let value_bytes = out.layout.bytes as u64 / out.cap.max(1);
+                    self.stats.dram_minimum += count * value_bytes;
                     // A kept column holds exactly its values.
                     let values = self.tight(out, count)?;
                     let layout = values.layout.clone();
                     top.keep(values.mem.into_buffer(), layout, count as usize);
                     return Ok(());
                 }
-                let layout = out.layout.clone();
-                let mut fetch = Fetch { session: self, column: &out.mem.buf, early };
-                top.values(&layout, count as usize, &mut fetch)
+                self.deliver_values(&out, count, early, &mut **top)
             }
             (Sink::Top(top), Terminal::Reduce { reduction, kind }) => {
                 let groups = count.div_ceil(self.reduce_tile(reduction));
@@ -1891,11 +2008,32 @@ fn chunk_size(device: &dyn Device, plan: &DevicePlan, types: &[TypeDesc]) -> u64
     }
     // A filtering level's stage holds half a value and half a group per position (search.h).
     let per_position = 2 * widest + (widest + 8).div_ceil(2) + 40;
-    let free = device.free_memory().unwrap_or(info.global_memory);
-    let budget = if free == 0 { 1 << 30 } else { free / 4 };
-    let by_memory = budget / per_position;
+    let by_memory = memory_budget(device) / per_position;
     let by_buffer = if info.max_buffer == 0 { u64::MAX } else { info.max_buffer / column.max(8) };
     by_memory.min(by_buffer).clamp(1 << 16, 1 << 30)
+}
+
+/// `PARCOMP_DEVICE_REGION`, read once: the values a filtering last level's output region holds
+/// over several chunks (at least a chunk's), instead of what a quarter of the device's free
+/// memory holds — for tests, which make it small to see the region emptied within a level.
+fn region_override() -> Option<u64> {
+    static OVERRIDE: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    *OVERRIDE.get_or_init(|| {
+        std::env::var("PARCOMP_DEVICE_REGION")
+            .ok()
+            .and_then(|v| v.trim().replace('_', "").parse::<u64>().ok())
+            .filter(|&c| c > 0)
+    })
+}
+
+/// A quarter of the device's free memory (of its memory where it does not say what is free).
+fn memory_budget(device: &dyn Device) -> u64 {
+    let free = device.free_memory().unwrap_or(device.info().global_memory);
+    if free == 0 {
+        1 << 30
+    } else {
+        free / 4
+    }
 }
 
 /// The most kept positions a filtering level's work-group stages in phase 0 rather than

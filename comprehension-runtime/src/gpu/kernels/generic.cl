@@ -81,13 +81,12 @@ PC_KERNEL void pc_scan_tiles(pc_fault_t pc_fault, PC_GLOBAL const pc_u64 *PC_RES
   if (t == 0) tile_sums[PC_GROUP_ID()] = total;
 }
 
-/* Phase 2, one work-group: `sums[0..count]` replaced by their exclusive prefix sums, and the
- * total written to `sums[count]`; work-item t takes PC_ITEMS consecutive sums of each block of
- * PC_TILE. */
-PC_KERNEL void pc_scan_carries(pc_fault_t pc_fault, PC_GLOBAL pc_u64 *sums, pc_u64 count) {
-  PC_LOCAL_ARRAY(pc_u64, scratch, PC_SCAN_SCRATCH);
+/* Phase 2, one work-group: `sums[0..count]` replaced by their exclusive prefix sums from
+ * `carry`, and the total (from `carry`) written to `sums[count]`; work-item t takes PC_ITEMS
+ * consecutive sums of each block of PC_TILE. */
+PC_FN pc_u64 pc_scan_sums(pc_fault_t pc_fault, PC_LOCAL_PTR(pc_u64) scratch, PC_GLOBAL pc_u64 *sums,
+                          pc_u64 count, pc_u64 carry) {
   pc_u32 t = PC_LOCAL_ID();
-  pc_u64 carry = 0;
   for (pc_u64 base = 0; base < count; base += PC_TILE) {
     pc_u64 first = base + (pc_u64)t * PC_ITEMS;
     pc_u64 mine = 0;
@@ -106,6 +105,24 @@ PC_KERNEL void pc_scan_carries(pc_fault_t pc_fault, PC_GLOBAL pc_u64 *sums, pc_u
     carry = pc_add_sizes(pc_fault, carry, block);
   }
   if (t == 0) sums[count] = carry;
+  return carry;
+}
+
+PC_KERNEL void pc_scan_carries(pc_fault_t pc_fault, PC_GLOBAL pc_u64 *sums, pc_u64 count) {
+  PC_LOCAL_ARRAY(pc_u64, scratch, PC_SCAN_SCRATCH);
+  (void)pc_scan_sums(pc_fault, scratch, sums, count, 0);
+}
+
+/* The same, from the running total `base[0]` of the chunks before, which it then advances: a
+ * filtering level's places in a run's output region that several chunks append to, with no
+ * wait for each chunk's kept count. Every work-item reads `base[0]` before the barrier after
+ * which work-item 0 writes it. */
+PC_KERNEL void pc_scan_carries_from(pc_fault_t pc_fault, PC_GLOBAL pc_u64 *sums, pc_u64 count,
+                                    PC_GLOBAL pc_u64 *base) {
+  PC_LOCAL_ARRAY(pc_u64, scratch, PC_SCAN_SCRATCH);
+  pc_u64 total = pc_scan_sums(pc_fault, scratch, sums, count, base[0]);
+  PC_BARRIER();
+  if (PC_LOCAL_ID() == 0) base[0] = total;
 }
 
 /* Phase 3: every tile's exclusive prefix sums, from its carry; `out` has n + 1 entries, the
