@@ -9,25 +9,11 @@
 
 mod support;
 
-use parcomp::{par, RunStats};
-use support::{on_device, on_every_backend};
-
-/// `f`'s result on every backend (checked equal), and the statistics of its device run.
-fn with_stats<T, F>(f: F) -> (T, Option<RunStats>)
-where
-    T: PartialEq + std::fmt::Debug + Send,
-    F: Fn() -> T + Sync,
-{
-    let want = on_every_backend(&f);
-    let stats = on_device(|| {
-        f();
-        parcomp::gpu_stats().expect("the device ran it")
-    });
-    (want, stats)
-}
+use parcomp::par;
+use support::on_every_backend_with_stats as with_stats;
 
 #[test]
-fn a_run_of_many_chunks_waits_for_its_values_once() {
+fn a_run_of_many_chunks_waits_as_often_as_one_chunk() {
     // The only test of this binary: nothing else reads the variables before they are set.
     std::env::set_var("PARCOMP_DEVICE_CHUNK", "1000");
     std::env::set_var("PARCOMP_DEVICE_STAGING", "4000");

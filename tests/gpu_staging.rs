@@ -8,24 +8,11 @@
 mod support;
 
 use parcomp::{par, par_count, par_device, par_max, par_sum, DeviceVec, Jagged, RunStats};
-use support::{device_panics, on_device, on_every_backend};
+use support::on_every_backend_with_stats as staged;
+use support::{device_panics, on_device};
 
 /// Bytes per piece: not a multiple of 8, so that values straddle pieces.
 const PIECE: usize = 4000;
-
-/// `f`'s result on every backend (checked equal), and the statistics of its device run.
-fn staged<T, F>(f: F) -> (T, Option<RunStats>)
-where
-    T: PartialEq + std::fmt::Debug + Send,
-    F: Fn() -> T + Sync,
-{
-    let want = on_every_backend(&f);
-    let stats = on_device(|| {
-        f();
-        parcomp::gpu_stats().expect("the device ran it")
-    });
-    (want, stats)
-}
 
 /// Every copy of the run went through the slots: what was copied in with the API's copy and
 /// what was read back (with the fault word, 32 bytes per wait), piece after piece.

@@ -155,6 +155,21 @@ where
     reference
 }
 
+/// [`on_every_backend`], and the statistics of `f`'s run on the last device (`None` without
+/// one).
+pub fn on_every_backend_with_stats<T, F>(f: F) -> (T, Option<parcomp::RunStats>)
+where
+    T: PartialEq + Debug + Send,
+    F: Fn() -> T + Sync,
+{
+    let want = on_every_backend(&f);
+    let stats = on_device(|| {
+        f();
+        parcomp::gpu_stats().expect("the device ran it")
+    });
+    (want, stats)
+}
+
 /// [`on_every_backend`] for a computation the device does not run: with a device backend
 /// chosen, it must stay on the CPU for a reason containing `why`, with the same result.
 pub fn on_every_backend_off_device<T, F>(f: F, why: &str) -> T

@@ -1290,23 +1290,7 @@ impl<'c> Session<'c> {
                     // counted when the region is emptied.
                     self.count_launch(level.kernel, reads + tiles * 8);
                     launch(self, 0)?;
-                    self.count_launch("pc_scan_carries_from", tiles * 16 + 16);
-                    {
-                        let fault = &self.fault.as_ref().expect("uploaded").buf;
-                        let args = [
-                            Arg::Buffer(fault),
-                            Arg::Buffer(&places.buf),
-                            Arg::U64(tiles),
-                            Arg::Buffer(&base.buf),
-                        ];
-                        self.queue.launch(
-                            &*self.generic,
-                            "pc_scan_carries_from",
-                            GROUP as u64,
-                            GROUP,
-                            &args,
-                        )?;
-                    }
+                    self.scan_places(places, tiles, Some(base))?;
                     self.count_launch(level.kernel, reads + tiles * 8);
                     launch(self, 1)?;
                     appended += count;
@@ -1319,18 +1303,7 @@ impl<'c> Session<'c> {
                     // Phase 0's staged values are counted below, once the kept count is known.
                     self.count_launch(level.kernel, reads + tiles * 8);
                     launch(self, 0)?;
-                    self.count_launch("pc_scan_carries", tiles * 16);
-                    {
-                        let fault = &self.fault.as_ref().expect("uploaded").buf;
-                        let args = [Arg::Buffer(fault), Arg::Buffer(&places.buf), Arg::U64(tiles)];
-                        self.queue.launch(
-                            &*self.generic,
-                            "pc_scan_carries",
-                            GROUP as u64,
-                            GROUP,
-                            &args,
-                        )?;
-                    }
+                    self.scan_places(places, tiles, None)?;
                     launch(self, 1)?;
                     // A `par!`'s values are read early with their count where they are few.
                     let collects = match (&head_out, &*sink, comp.terminal) {
@@ -1405,6 +1378,30 @@ impl<'c> Session<'c> {
         if let Some(region) = &region {
             self.empty_region(level.kernel, region, sink)?;
         }
+        Ok(())
+    }
+
+    /// Launches the scan of a filtering level's `tiles` work-group counts in `places` into each
+    /// work-group's first place and the total after them: from 0, or from the running total
+    /// `from` holds, which it advances (a region's, see [`Session::level`]).
+    fn scan_places(
+        &mut self,
+        places: &Mem<'c>,
+        tiles: u64,
+        from: Option<&Mem<'c>>,
+    ) -> Result<(), DeviceFailure> {
+        let fault = &self.fault.as_ref().expect("uploaded").buf;
+        let mut args = vec![Arg::Buffer(fault), Arg::Buffer(&places.buf), Arg::U64(tiles)];
+        let kernel = match from {
+            Some(base) => {
+                args.push(Arg::Buffer(&base.buf));
+                "pc_scan_carries_from"
+            }
+            None => "pc_scan_carries",
+        };
+        self.queue.launch(&*self.generic, kernel, GROUP as u64, GROUP, &args)?;
+        let base_bytes = if from.is_some() { 16 } else { 0 };
+        self.count_launch(kernel, tiles * 16 + base_bytes);
         Ok(())
     }
 
