@@ -9,7 +9,7 @@
 
 mod support;
 
-use parcomp::par;
+use parcomp::{par, par_device};
 use support::on_every_backend_with_stats as with_stats;
 
 #[test]
@@ -62,6 +62,14 @@ fn a_run_of_many_chunks_waits_as_often_as_one_chunk() {
     assert_eq!(got.len(), (0..200u64).map(|x| (0..200).filter(|y| (x * y) % 7 == 1).count()).sum());
     if let Some(s) = s {
         assert_eq!((s.chunks, s.host_waits), (41, 3), "{s:?}");
+    }
+
+    // Kept on the device (`par_device!`): the region's values copied into a column of their
+    // own, one wait for their count, the only bytes read back.
+    let (got, s) = with_stats(|| par_device![x + 1 | x <- &v, x % 4 == 1].to_vec());
+    assert_eq!(got, v.iter().filter(|&&x| x % 4 == 1).map(|x| x + 1).collect::<Vec<_>>());
+    if let Some(s) = s {
+        assert_eq!((s.chunks, s.host_waits, s.bytes_out), (26, 1, 8), "{s:?}");
     }
 
     // Below the first generator, rows across chunks; and nothing at all.

@@ -7,7 +7,7 @@
 
 mod support;
 
-use parcomp::{par, par_count, par_max, par_min, par_sum};
+use parcomp::{par, par_count, par_device, par_max, par_min, par_sum};
 use support::{on_device, on_every_backend};
 
 const CHUNK: u64 = 1000;
@@ -103,6 +103,8 @@ fn comprehensions_cross_chunk_boundaries() {
         assert_eq!((s.chunks, s.host_waits), (20, 10), "{s:?}");
     }
     on_every_backend(|| par![(x >> 1, x % 5) | x <- &flags, x & 1 == 1]);
+    // Kept on the device, in a column per emptying of the region.
+    on_every_backend(|| par_device![(x >> 1, x % 5) | x <- &flags, x & 1 == 1].to_vec());
     assert!(on_every_backend(|| par![x | x <- &flags, x > u64::MAX - 1]).is_empty());
     let rows = parcomp::Jagged::from(
         (0..30).map(|r| flags[r * 311..r * 311 + (r * 97) % 2000].to_vec()).collect::<Vec<_>>(),

@@ -1087,18 +1087,18 @@ impl<'c> Session<'c> {
             // of them before the first chunk's are read.
             top.expect(usize::try_from(total).unwrap_or(usize::MAX));
         }
-        // A filtering last level whose kept values are a `par!`'s, over more chunks than one:
-        // the chunks append their kept values to one region, each placed after the chunks
-        // before by a running total the device keeps (`pc_scan_carries_from`), so the host
-        // waits for the kept count only when the region may be full and at the level's end,
-        // not once per chunk. The region holds the level's positions, or as many values as a
-        // quarter of the device's free memory holds (at least a chunk's).
+        // A filtering last level whose kept values are a `par!`'s or a `par_device!`'s, over
+        // more chunks than one: the chunks append their kept values to one region, each placed
+        // after the chunks before by a running total the device keeps (`pc_scan_carries_from`),
+        // so the host waits for the kept count only when the region may be full and at the
+        // level's end, not once per chunk. The region holds the level's positions, or as many
+        // values as a quarter of the device's free memory holds (at least a chunk's).
         let appends = level.filters
             && last
             && comp.nested.is_empty()
             && !nested_comp
             && matches!(comp.terminal, Terminal::Collect)
-            && matches!(&*sink, Sink::Top(top) if !top.keeps())
+            && matches!(&*sink, Sink::Top(_))
             && total > self.chunk;
         let region = if appends {
             let value_bytes = self.class_bytes(comp.head_class).max(1);
@@ -1416,10 +1416,21 @@ impl<'c> Session<'c> {
         let Sink::Top(top) = sink else {
             return Err(malformed("a region of values for a sink that is not a `par!`'s"));
         };
-        let (kept, early) = self.read_kept(&region.base, 0, Some(&region.column))?;
+        let keeps = top.keeps();
+        let values = if keeps { None } else { Some(&region.column) };
+        let (kept, early) = self.read_kept(&region.base, 0, values)?;
         let value_bytes = region.column.layout.bytes as u64 / region.column.cap.max(1);
         self.count_dram(kernel, kept * value_bytes);
-        self.deliver_values(&region.column, kept, early, &mut **top)?;
+        if keeps {
+            // A `par_device!`'s values stay on the device: a column of their own (the region
+            // is written again).
+            self.stats.dram_minimum += kept * value_bytes;
+            let values = self.copy_prefix(&region.column, kept)?;
+            let layout = values.layout.clone();
+            top.keep(values.mem.into_buffer(), layout, kept as usize);
+        } else {
+            self.deliver_values(&region.column, kept, early, &mut **top)?;
+        }
         // After the reads just queued (the queue runs in order), before the next chunk's.
         self.queue.zero(&region.base.buf, 0, 8)?;
         Ok(())
@@ -1542,6 +1553,15 @@ impl<'c> Session<'c> {
         if column.cap == count {
             return Ok(column);
         }
+        self.copy_prefix(&column, count)
+    }
+
+    /// A new column holding the first `count` values of `column`, copied within the device.
+    fn copy_prefix(
+        &mut self,
+        column: &Column<'c>,
+        count: u64,
+    ) -> Result<Column<'c>, DeviceFailure> {
         let layout =
             ColumnLayout::with_leaves(&column.layout, count as usize).ok_or_else(too_big)?;
         let mem = self.alloc(layout.bytes as u64)?;
