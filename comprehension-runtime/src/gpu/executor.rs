@@ -437,7 +437,8 @@ impl<'c> Session<'c> {
         backend: Backend,
     ) -> Result<Self, DeviceFailure> {
         let queue = device.queue()?;
-        let chunk = chunk_size(device, plan, &types);
+        let memory_budget = memory_budget(device);
+        let chunk = chunk_size(device, plan, &types, memory_budget);
         let cpu_shapes = cpu_shapes(device.info().is_cpu);
         let filter_items = filter_items(&types, cpu_shapes);
         Ok(Session {
@@ -454,7 +455,7 @@ impl<'c> Session<'c> {
             backend,
             stats: RunStats { chunk_size: chunk, ..RunStats::default() },
             chunk,
-            memory_budget: memory_budget(device),
+            memory_budget,
             filter_items,
             cpu_shapes,
             unchecked: false,
@@ -1991,11 +1992,11 @@ fn jagged_values<'a>(j: &'a dyn DynJagged, layout: &ColumnLayout) -> Upload<'a> 
     )
 }
 
-/// Positions a chunk holds: `PARCOMP_DEVICE_CHUNK` when set, else what a quarter of the
-/// device's free memory holds of the plan's widest level (every column a position of it
+/// Positions a chunk holds: `PARCOMP_DEVICE_CHUNK` when set, else what `budget` (a quarter of the
+/// device's free memory) holds of the plan's widest level (every column a position of it
 /// writes, twice for compaction, half again for a filter's stage, with its flag, segment id,
 /// group and scan entries), within the largest buffer the device allows, between 2¹⁶ and 2³⁰.
-fn chunk_size(device: &dyn Device, plan: &DevicePlan, types: &[TypeDesc]) -> u64 {
+fn chunk_size(device: &dyn Device, plan: &DevicePlan, types: &[TypeDesc], budget: u64) -> u64 {
     static OVERRIDE: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
     let set = *OVERRIDE.get_or_init(|| {
         std::env::var("PARCOMP_DEVICE_CHUNK")
@@ -2025,7 +2026,7 @@ fn chunk_size(device: &dyn Device, plan: &DevicePlan, types: &[TypeDesc]) -> u64
     }
     // A filtering level's stage holds half a value and half a group per position (search.h).
     let per_position = 2 * widest + (widest + 8).div_ceil(2) + 40;
-    let by_memory = memory_budget(device) / per_position;
+    let by_memory = budget / per_position;
     let by_buffer = if info.max_buffer == 0 { u64::MAX } else { info.max_buffer / column.max(8) };
     by_memory.min(by_buffer).clamp(1 << 16, 1 << 30)
 }
