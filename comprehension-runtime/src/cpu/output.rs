@@ -66,4 +66,20 @@ impl<T> Folder<T> for SliceWriter<'_, T> {
         }
         ControlFlow::Continue(())
     }
+
+    #[inline(always)]
+    fn push_iter(&mut self, items: impl Iterator<Item = T>) -> ControlFlow<()> {
+        let mut items = items;
+        // A loop over the free slots and the items together: no check per item.
+        let free = &mut self.slots[self.filled..];
+        let mut written = 0;
+        for (slot, item) in free.iter_mut().zip(&mut items) {
+            slot.write(item);
+            written += 1;
+        }
+        self.filled += written;
+        // More outputs than the size computed before the run: counted, reported by `finish`.
+        self.extra += items.count();
+        ControlFlow::Continue(())
+    }
 }

@@ -8,7 +8,7 @@
 //! is shared by as many ranges as its size calls for.
 
 use super::tasks::{each_item, each_piece_mut, map_tasks};
-use crate::pipeline::{feed_each, Body, Folder};
+use crate::pipeline::{emit_one, feed_each, Body, Folder};
 use crate::site::Site;
 use crate::source::Source;
 use std::ops::{ControlFlow, Range};
@@ -208,6 +208,11 @@ where
     B: Body<P::Item>,
     F: Folder<B::Out>,
 {
+    if B::DEPTH == 0 && !B::FILTERS && !F::OWN_LOOP {
+        // An output per element: the run's elements as the source's iterator (a slice's,
+        // bounds checked once), each one's output handed on in turn.
+        return out.push_iter(parents.run(range).map(|element| emit_one(body, element)));
+    }
     feed_each(body, range, |i| parents.fetch(i), out)
 }
 

@@ -146,6 +146,15 @@ pub trait Body<C>: Sync {
     ) -> V::Output;
 }
 
+/// The one output of `ctx` through a body with no generator and no filter left.
+#[inline(always)]
+pub(crate) fn emit_one<C, B: Body<C>>(body: &B, ctx: C) -> B::Out {
+    let mut one = One(None);
+    let _ = body.emit(ctx, &mut one);
+    one.0
+        .expect("parcomp internal error: a body with no generator or filter left yields one output")
+}
+
 /// Runs `body` on the contexts `context(i)` for `i` in `range`, in order.
 ///
 /// When no generator is left in `body` but filters are, it searches ahead for the next context

@@ -111,6 +111,10 @@ impl<'a, T> Source for Borrowed<'a, T> {
     fn fetch(&self, index: usize) -> &'a T {
         &self.0[index]
     }
+    #[inline]
+    fn run(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = &'a T> {
+        self.0[range].iter()
+    }
 }
 
 /// The elements of a slice, cloned: what the part of a comprehension after an `order by`,
@@ -134,6 +138,10 @@ impl<T: Clone> Source for Owned<'_, T> {
     #[inline]
     fn fetch(&self, index: usize) -> T {
         self.0[index].clone()
+    }
+    #[inline]
+    fn run(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = T> {
+        self.0[range].iter().cloned()
     }
 }
 

@@ -14,6 +14,7 @@ pub use adaptors::{map, rev, step_by, zip, Map, Rev, StepBy, Zip};
 pub use elements::{Borrowed, Collection, Elements, ElementsByRef, ElementsByValue, Owned};
 pub use index_view::{IndexView, IndexViewItself, IndexViewSlice, Sliced};
 pub use range::Integer;
+use std::ops::Range;
 
 /// A collection that knows its size and yields its `i`-th element by value.
 ///
@@ -37,6 +38,15 @@ pub trait Source {
     /// The element at `index` (the translation's `Fetch`); callers guarantee
     /// `index < self.size()`, implementations may panic otherwise.
     fn fetch(&self, index: usize) -> Self::Item;
+
+    /// Elements `range` in order, as [`Source::fetch`] gives them; `range` lies within
+    /// `0..self.size()`. Elements stored in a slice override it with the slice's iterator,
+    /// bounds checked once for the run rather than once per element, so that a loop over a run
+    /// compiles as a loop over a slice (unrolled and vectorised where rayon's would be).
+    #[inline]
+    fn run(&self, range: Range<usize>) -> impl Iterator<Item = Self::Item> {
+        range.map(move |i| self.fetch(i))
+    }
 
     /// The elements as one slice in memory, when they are stored so (slices, `Vec`s, arrays):
     /// a device then copies them in one piece instead of fetching them one by one.
@@ -64,6 +74,10 @@ impl<S: Source + ?Sized> Source for &S {
     fn fetch(&self, index: usize) -> S::Item {
         (**self).fetch(index)
     }
+    #[inline]
+    fn run(&self, range: Range<usize>) -> impl Iterator<Item = S::Item> {
+        (**self).run(range)
+    }
     fn as_slice(&self) -> Option<&[S::Item]> {
         (**self).as_slice()
     }
@@ -82,6 +96,10 @@ impl<T: Copy> Source for [T] {
     fn fetch(&self, index: usize) -> T {
         self[index]
     }
+    #[inline]
+    fn run(&self, range: Range<usize>) -> impl Iterator<Item = T> {
+        self[range].iter().copied()
+    }
     fn as_slice(&self) -> Option<&[T]> {
         Some(self)
     }
@@ -97,6 +115,10 @@ impl<T: Copy> Source for Vec<T> {
     fn fetch(&self, index: usize) -> T {
         self[index]
     }
+    #[inline]
+    fn run(&self, range: Range<usize>) -> impl Iterator<Item = T> {
+        self[range].iter().copied()
+    }
     fn as_slice(&self) -> Option<&[T]> {
         Some(&self[..])
     }
@@ -111,6 +133,10 @@ impl<T: Copy, const N: usize> Source for [T; N] {
     #[inline]
     fn fetch(&self, index: usize) -> T {
         self[index]
+    }
+    #[inline]
+    fn run(&self, range: Range<usize>) -> impl Iterator<Item = T> {
+        self[range].iter().copied()
     }
     fn as_slice(&self) -> Option<&[T]> {
         Some(&self[..])
