@@ -162,6 +162,13 @@ pub(crate) struct Column<'c> {
     pub(crate) layout: ColumnLayout,
 }
 
+impl Column<'_> {
+    /// Bytes per value, all its components.
+    fn value_bytes(&self) -> u64 {
+        self.layout.bytes as u64 / self.cap.max(1)
+    }
+}
+
 /// The contexts a level's positions are children of.
 enum Parents<'p, 'c> {
     /// The first generator of the comprehension.
@@ -1081,8 +1088,11 @@ impl<'c> Session<'c> {
             (Parents::Root, RootKind::Elements) => self.class_bytes(self.plan.vars[0]),
             _ => 0,
         } + level.reads.map_or(0, |c| self.class_bytes(c));
+        // The level's kernel delivers the head's values (no level or nested comprehension
+        // follows it).
+        let head_here = last && comp.nested.is_empty();
         if let (Parents::Root, true, Terminal::Collect, Sink::Top(top)) =
-            (parents, last && comp.nested.is_empty() && !level.filters, comp.terminal, &mut *sink)
+            (parents, head_here && !level.filters, comp.terminal, &mut *sink)
         {
             // The first generator's every position is a value: the sink may make room for all
             // of them before the first chunk's are read.
@@ -1095,8 +1105,7 @@ impl<'c> Session<'c> {
         // level's end, not once per chunk. The region holds the level's positions, or as many
         // values as a quarter of the device's free memory holds (at least a chunk's).
         let appends = level.filters
-            && last
-            && comp.nested.is_empty()
+            && head_here
             && !nested_comp
             && matches!(comp.terminal, Terminal::Collect)
             && matches!(&*sink, Sink::Top(_))
@@ -1125,7 +1134,6 @@ impl<'c> Session<'c> {
             let count = self.chunk.min(total - j0);
             self.stats.positions += count;
             self.stats.chunks += 1;
-            let head_here = last && comp.nested.is_empty();
             // A nested reduction's kernel reduces its tiles itself: what it hands on is two
             // summary entries (value and group) per tile, not a value per position.
             let summarised = head_here
@@ -1192,7 +1200,7 @@ impl<'c> Session<'c> {
             };
             // Bytes per value written.
             let value_bytes: u64 = match head_ref {
-                Some(out) => out.layout.bytes as u64 / out.cap.max(1),
+                Some(out) => out.value_bytes(),
                 None => outputs
                     .iter()
                     .map(|(v, _)| self.class_bytes(self.plan.vars[*v as usize]))
@@ -1282,22 +1290,21 @@ impl<'c> Session<'c> {
                     .map_err(DeviceFailure::from)
             };
             let mut early = None;
-            let kept = match &places {
-                Some(places) if region.is_some() => {
-                    let base = &region.as_ref().expect("appending").base;
+            let kept = match (&places, &region) {
+                (Some(places), Some(region)) => {
                     let tiles = places_count;
                     // Phase 1 is counted as computing its kept values again (which work-groups
                     // staged is not known without their counts); the values' writes are
                     // counted when the region is emptied.
                     self.count_launch(level.kernel, reads + tiles * 8);
                     launch(self, 0)?;
-                    self.scan_places(places, tiles, Some(base))?;
+                    self.scan_places(places, tiles, Some(&region.base))?;
                     self.count_launch(level.kernel, reads + tiles * 8);
                     launch(self, 1)?;
                     appended += count;
                     0
                 }
-                Some(places) => {
+                (Some(places), None) => {
                     // Phase 0 counts each work-group's kept positions; their scan gives each
                     // group its first place and the total; phase 1 writes the kept values.
                     let tiles = places_count;
@@ -1330,7 +1337,7 @@ impl<'c> Session<'c> {
                     self.unchecked = false;
                     kept
                 }
-                None => {
+                (None, _) => {
                     let out_bytes = match (head_ref, comp.terminal, nested_comp) {
                         (Some(_), Terminal::Reduce { reduction, .. }, false) => {
                             count.div_ceil(self.reduce_tile(reduction)) * value_bytes
@@ -1420,7 +1427,7 @@ impl<'c> Session<'c> {
         let keeps = top.keeps();
         let values = if keeps { None } else { Some(&region.column) };
         let (kept, early) = self.read_kept(&region.base, 0, values)?;
-        let value_bytes = region.column.layout.bytes as u64 / region.column.cap.max(1);
+        let value_bytes = region.column.value_bytes();
         self.count_dram(kernel, kept * value_bytes);
         if keeps {
             // A `par_device!`'s values stay on the device: a column of their own (the region
@@ -1445,8 +1452,7 @@ impl<'c> Session<'c> {
         early: Option<EarlyValues>,
         top: &mut dyn TopSink,
     ) -> Result<(), DeviceFailure> {
-        let value_bytes = out.layout.bytes as u64 / out.cap.max(1);
-        self.stats.dram_minimum += count * value_bytes;
+        self.stats.dram_minimum += count * out.value_bytes();
         let layout = out.layout.clone();
         let mut fetch = Fetch { session: self, column: &out.mem.buf, early };
         top.values(&layout, count as usize, &mut fetch)
@@ -1495,8 +1501,7 @@ impl<'c> Session<'c> {
         match (sink, comp.terminal) {
             (Sink::Top(top), Terminal::Collect) => {
                 if top.keeps() {
-                    let value_bytes = out.layout.bytes as u64 / out.cap.max(1);
-                    self.stats.dram_minimum += count * value_bytes;
+                    self.stats.dram_minimum += count * out.value_bytes();
                     // A kept column holds exactly its values.
                     let values = self.tight(out, count)?;
                     let layout = values.layout.clone();
@@ -1860,7 +1865,7 @@ impl<'c> Session<'c> {
             .head_inputs
             .iter()
             .map(|&v| match results.iter().find(|(r, _)| *r == v) {
-                Some((_, c)) => c.layout.bytes as u64 / c.cap.max(1),
+                Some((_, c)) => c.value_bytes(),
                 None => self.class_bytes(self.plan.vars[v as usize]),
             })
             .sum();
@@ -1998,12 +2003,7 @@ fn jagged_values<'a>(j: &'a dyn DynJagged, layout: &ColumnLayout) -> Upload<'a> 
 /// group and scan entries), within the largest buffer the device allows, between 2¹⁶ and 2³⁰.
 fn chunk_size(device: &dyn Device, plan: &DevicePlan, types: &[TypeDesc], budget: u64) -> u64 {
     static OVERRIDE: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
-    let set = *OVERRIDE.get_or_init(|| {
-        std::env::var("PARCOMP_DEVICE_CHUNK")
-            .ok()
-            .and_then(|v| v.trim().replace('_', "").parse::<u64>().ok())
-            .filter(|&c| c > 0)
-    });
+    let set = *OVERRIDE.get_or_init(|| env_count("PARCOMP_DEVICE_CHUNK"));
     if let Some(set) = set {
         return set;
     }
@@ -2036,12 +2036,15 @@ fn chunk_size(device: &dyn Device, plan: &DevicePlan, types: &[TypeDesc], budget
 /// memory holds — for tests, which make it small to see the region emptied within a level.
 fn region_override() -> Option<u64> {
     static OVERRIDE: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
-    *OVERRIDE.get_or_init(|| {
-        std::env::var("PARCOMP_DEVICE_REGION")
-            .ok()
-            .and_then(|v| v.trim().replace('_', "").parse::<u64>().ok())
-            .filter(|&c| c > 0)
-    })
+    *OVERRIDE.get_or_init(|| env_count("PARCOMP_DEVICE_REGION"))
+}
+
+/// The environment variable `var` as a positive count (`_` allowed between digits).
+fn env_count(var: &str) -> Option<u64> {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.trim().replace('_', "").parse::<u64>().ok())
+        .filter(|&c| c > 0)
 }
 
 /// A quarter of the device's free memory (of its memory where it does not say what is free).

@@ -18,10 +18,10 @@ pub(super) struct CollectSink<T> {
     /// The first of the rows [`executor::TopSink::begin_rows`] last added.
     pub(super) rows_base: usize,
     /// Primitive values read into `out`'s spare capacity, after its `len`, not landed yet.
-    pub(super) in_flight: usize,
+    in_flight: usize,
     /// Chunks of tuple values read into columns of their own (the bytes, their layout and
     /// count), not landed yet, in order.
-    pub(super) columns_in_flight: Vec<(Vec<u8>, types::ColumnLayout, usize)>,
+    columns_in_flight: Vec<(Vec<u8>, types::ColumnLayout, usize)>,
 }
 
 impl<T: Send> CollectSink<T> {

@@ -163,7 +163,8 @@ fn unordered<T: PartialOrd>(value: &T) -> bool {
 /// The accumulator of [`MinReducer`] and [`MaxReducer`]: the element kept so far, and whether it
 /// is ordered with itself. That is found once, when the element is kept, so that each element
 /// after it takes one comparison: testing every element for a NaN again was a sixth of the loop
-/// that folds a group's largest value (`par_max!` per key of a `group by`).
+/// that folds a group's largest value (`par_max!` per key of a `group by`). The device's kernels
+/// combine their partial results by the same rule (the kernel writer's `extreme_op`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Extreme<T> {
     /// No element yet.
@@ -229,8 +230,7 @@ impl<T: PartialOrd> Extreme<T> {
     }
 }
 
-/// Whether `item` beats `kept` as the least element: it is smaller. (With floats the device's
-/// kernels compute the same: a NaN beats nothing, and any other value beats a NaN.)
+/// Whether `item` beats `kept` as the least element: it is smaller.
 #[inline]
 fn less<T: PartialOrd>(item: &T, kept: &T) -> bool {
     item < kept

@@ -147,9 +147,7 @@ impl<A> GroupReduce<A> {
     pub fn new(aggregates: A) -> Self {
         GroupReduce(aggregates)
     }
-}
 
-impl<A> GroupReduce<A> {
     /// Folds in an element whose key the grid does not hold in use: out of line, so that the
     /// loop over the grid's keys keeps its registers for itself.
     #[inline(never)]
