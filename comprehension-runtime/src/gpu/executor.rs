@@ -1043,6 +1043,9 @@ impl<'c> Session<'c> {
         let level = &comp.levels[k];
         let last = k + 1 == comp.levels.len();
         // Sizes and the layout of the level's positions.
+        // Whether the level's offsets are its rows' own, so that its positions are the indices
+        // of their elements (the kernel's `pc_rows_direct`).
+        let mut rows_direct = false;
         let (total, fanout, offsets, parent_count, whole) = match parents {
             Parents::Root => (self.root_len, 0, None, 0, Some(self.root_len)),
             Parents::Rows { count, cap, columns, whole, sizes, .. } => {
@@ -1058,6 +1061,7 @@ impl<'c> Session<'c> {
                     });
                     (total, fanout, None, *count, whole)
                 } else if let Some((offsets, total)) = self.row_offsets(level, parents)? {
+                    rows_direct = true;
                     (total, 0, Some(offsets), *count, None)
                 } else {
                     let sizes = match sizes.and_then(Cell::take) {
@@ -1279,6 +1283,7 @@ impl<'c> Session<'c> {
                 }
                 args.push(Arg::Buffer(places.as_ref().map_or(dummy, |p| &p.buf)));
                 args.push(Arg::U32(phase));
+                args.push(Arg::U32(u32::from(rows_direct)));
                 args.push(Arg::Buffer(stage.as_ref().map_or(dummy, |(m, _)| &m.buf)));
                 args.push(Arg::U64(stage_cap));
                 args.push(Arg::U64(stage.as_ref().map_or(0, |&(_, stride)| stride)));

@@ -24,11 +24,13 @@
 //!   level of a nested comprehension; at its first level a position's group is its parent's
 //!   index, and the kernel reads no column), pc_u64 pc_out_cap, pc_u8* pc_out_V...
 //!   (one per output, or one `pc_out` for the head), pc_u64* pc_out_group, pc_u64 pc_res_cap,
-//!   pc_u8* pc_res, pc_u64* pc_places, pc_u32 pc_phase, pc_u8* pc_staging, pc_u64 pc_staging_cap,
-//!   pc_u64 pc_staging_stride`: it runs positions `pc_j0 .. pc_j0 +
+//!   pc_u8* pc_res, pc_u64* pc_places, pc_u32 pc_phase, pc_u32 pc_rows_direct, pc_u8* pc_staging,
+//!   pc_u64 pc_staging_cap, pc_u64 pc_staging_stride`: it runs positions `pc_j0 .. pc_j0 +
 //!   pc_count` of its level, position `j` being child `j - pc_offsets[p]` of parent `p` (found
 //!   among the `pc_parents` by the searches of `kernels/search.h`), or of `j / pc_fanout` when
-//!   `pc_fanout` is not 0;
+//!   `pc_fanout` is not 0; `pc_rows_direct` is 1 when `pc_offsets` are the offsets of the rows
+//!   the level's generator reads (`Level::rows_of`, taken as they are), so that position `j` is
+//!   element `j` of their values;
 //! - a size kernel (`Level::size_kernel`): `pc_u64 pc_count, pc_u64 pc_in_cap, const pc_u8*
 //!   pc_in_V..., pc_u64* pc_sizes`: the number of children of each parent;
 //! - a head kernel (`Comp::head_kernel`): `pc_u64 pc_count, pc_u64 pc_in_cap, const pc_u8*

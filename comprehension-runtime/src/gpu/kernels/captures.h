@@ -27,6 +27,14 @@
 #define PC_CAP_ROW_ELEM(c, k, r, i) \
   PC_LOAD(c)(pc_caps + PC_CAP_WORD(k, 0), PC_CAP_WORD(k, 3), PC_CAP_ROW_START(k, r) + (i))
 
+/* The same for the generator of a level whose offsets may be the rows' own (`pc_rows_direct`):
+ * then position `pc_j` is child `i` of row `r`, element `pc_j` of the values, read without the
+ * row's start. A branch, not a select: the row's start is a load the compiler cannot speculate,
+ * so the element's address does not wait for it (nor for the row's index) when it is not used. */
+#define PC_CAP_LEVEL_ROW_ELEM(c, k, r, i) \
+  PC_LOAD(c)(pc_caps + PC_CAP_WORD(k, 0), PC_CAP_WORD(k, 3), \
+             pc_rows_direct ? pc_j : PC_CAP_ROW_START(k, r) + (i))
+
 /* `row[i]` of a row `r` (valid) of capture `k`, as written by the user: checked. */
 #define PC_CAP_ROW_INDEX(c, k, where, r, i)                                                      \
   PC_LOAD(c)(pc_caps + PC_CAP_WORD(k, 0), PC_CAP_WORD(k, 3),                                     \

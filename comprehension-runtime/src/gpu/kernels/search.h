@@ -52,11 +52,20 @@ PC_FN pc_u64 pc_segment_in(PC_GLOBAL const pc_u64 *offsets, pc_u64 lo, pc_u64 hi
   return lo;
 }
 
+/* The most parents a tile spans for its work-items' first parents to come from a merge
+ * (pc_first_parents) rather than a search each: the merge takes span / PC_WG steps per
+ * work-item, neighbouring offsets read by neighbouring work-items, a search about log2(span)
+ * dependent reads at scattered places. At 4 × PC_WG the sparse matrix × vector's tiles on a
+ * CPU device (256 × 128 positions, rows of 10 on average: some 3,400 parents) took a search
+ * each, 13 % of its level kernel's time; at 16 × PC_WG they merge, and the device run took
+ * 7-8 % less. */
+#define PC_MERGE_SPAN (16u * PC_WG)
+
 /* firsts[t] = the parent of the position first + t * items (work-item t's first in a level
  * that gives each work-item `items` positions), for every work-item t whose
  * position lies in the tile, by a merge of those positions with the offsets of the tile's
  * parents span[0] ..= span[1] (work-item w takes parents span[0] + w, + PC_WG, ...): no search
- * per work-item. For a span of a few times PC_WG parents; every work-item of the group calls
+ * per work-item. For a span of under PC_MERGE_SPAN parents; every work-item of the group calls
  * it (it has a barrier). */
 PC_FN void pc_first_parents(PC_GLOBAL const pc_u64 *offsets, PC_LOCAL_PTR(pc_u64) span,
                             pc_u64 first, pc_u32 items, PC_LOCAL_PTR(pc_u64) firsts) {

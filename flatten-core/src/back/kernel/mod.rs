@@ -140,6 +140,7 @@ pub fn write(compiled: &Compiled, root_range: bool) -> Kernels {
         reductions: Vec::new(),
         root_range,
         root_parent: None,
+        rows_level: None,
     };
     let comp = w.comp(&compiled.plan, "pc", false, &[]);
     Kernels {
@@ -163,6 +164,9 @@ struct KernelWriter<'c> {
     /// While writing a comprehension nested in the head of a top-level one whose only
     /// generator is an integer range without a filter: the range's variable.
     root_parent: Option<VarId>,
+    /// While writing a level whose generator reads the rows of this capture, selected by the
+    /// top-level range's element (`LevelManifest::rows_of`).
+    rows_level: Option<u32>,
 }
 
 /// A generator and the qualifiers that follow it (and, for the first generator of a nested
@@ -289,6 +293,17 @@ impl KernelWriter<'_> {
             let next = levels.get(k + 1).filter(|next| {
                 !level_filters(level) && !matches!(next.generator.kind, StepKind::Product(_))
             });
+            let rows_of = match &level.device_generator().source {
+                DSource::Row { capture, row, .. }
+                    if k == 0
+                        && level.before.is_empty()
+                        && matches!(row.kind, DKind::Var(v) if Some(v) == root_parent) =>
+                {
+                    Some(capture.0)
+                }
+                _ => None,
+            };
+            self.rows_level = rows_of;
             self.level_kernel(
                 plan,
                 &name,
@@ -301,17 +316,8 @@ impl KernelWriter<'_> {
                 head_here.then_some(delivery),
                 next,
             );
+            self.rows_level = None;
             let filters = level_filters(level);
-            let rows_of = match &level.device_generator().source {
-                DSource::Row { capture, row, .. }
-                    if k == 0
-                        && level.before.is_empty()
-                        && matches!(row.kind, DKind::Var(v) if Some(v) == root_parent) =>
-                {
-                    Some(capture.0)
-                }
-                _ => None,
-            };
             manifests.push(LevelManifest {
                 kernel: name,
                 size_kernel,
@@ -657,7 +663,7 @@ impl KernelWriter<'_> {
         };
         let _ = writeln!(
             self.kernels,
-            "/* `{}` and the qualifiers after it */\nPC_KERNEL void {name}({COMMON}, pc_u64 pc_j0, pc_u64 pc_count, pc_u64 pc_fanout, pc_u64 pc_parents, PC_GLOBAL const pc_u64* pc_offsets, pc_u64 pc_in_cap{in_params}, PC_GLOBAL const pc_u64* pc_in_group, pc_u64 pc_out_cap{out_params}, PC_GLOBAL pc_u64* pc_out_group, pc_u64 pc_res_cap, PC_GLOBAL pc_u8* pc_res, PC_GLOBAL pc_u64* pc_places, pc_u32 pc_phase, PC_GLOBAL pc_u8* pc_staging, pc_u64 pc_staging_cap, pc_u64 pc_staging_stride, pc_u64 pc_staging_limit, PC_GLOBAL pc_u64* pc_sizes) {{\n{body}}}\n",
+            "/* `{}` and the qualifiers after it */\nPC_KERNEL void {name}({COMMON}, pc_u64 pc_j0, pc_u64 pc_count, pc_u64 pc_fanout, pc_u64 pc_parents, PC_GLOBAL const pc_u64* pc_offsets, pc_u64 pc_in_cap{in_params}, PC_GLOBAL const pc_u64* pc_in_group, pc_u64 pc_out_cap{out_params}, PC_GLOBAL pc_u64* pc_out_group, pc_u64 pc_res_cap, PC_GLOBAL pc_u8* pc_res, PC_GLOBAL pc_u64* pc_places, pc_u32 pc_phase, pc_u32 pc_rows_direct, PC_GLOBAL pc_u8* pc_staging, pc_u64 pc_staging_cap, pc_u64 pc_staging_stride, pc_u64 pc_staging_limit, PC_GLOBAL pc_u64* pc_sizes) {{\n{body}}}\n",
             level.generator.text.replace("*/", "* /"),
         );
     }
@@ -787,9 +793,9 @@ impl KernelWriter<'_> {
                 body.line("pc_u64 pc_head_group = 0;");
                 body.line("pc_bool pc_has_head = 0;");
                 // Its work-items' first parents come from a merge with the tile's offsets (as a
-                // filtering level's do) when the tile spans a few work-groups' worth of parents,
-                // else from a search each: once a run's positions became a tight loop, the
-                // searches were a sixth of the sparse matrix × vector's level kernel on PoCL.
+                // filtering level's do) when the tile spans under PC_MERGE_SPAN parents, else
+                // from a search each: once a run's positions became a tight loop, the searches
+                // were a sixth of the sparse matrix × vector's level kernel on PoCL.
                 // The positions go by runs, each the part of one parent among them: the step to
                 // the next parent, the parent's inputs and the change of group are decided once
                 // per run, and a run's positions are a loop of the body and the operator alone
@@ -896,6 +902,12 @@ impl KernelWriter<'_> {
         // then only applies the operator.
         let copies = if coarse_reduce { 2 } else { 1 };
         let mut first_copy = None;
+        // A nested reduction's level advances `pc_j` with its positions: where the rows'
+        // offsets are the level's, the element is read at the position, with no wait for the
+        // row's index and start (a chain of dependent loads at the start of every row).
+        if coarse_reduce {
+            self.ew.direct_rows = self.rows_level;
+        }
         for copy in 0..copies {
             let mut block = work.nested();
             {
@@ -975,6 +987,7 @@ impl KernelWriter<'_> {
                 work.append(block);
             }
         }
+        self.ew.direct_rows = None;
         match head {
             Some(Delivery::Reduce(_)) => {}
             Some(Delivery::Segmented(r)) if coarse_reduce => {
@@ -1417,7 +1430,7 @@ fn stage_groups(held: usize) -> String {
 fn coarse_rows(body: &mut Body, loads: Body, probe: Body) -> Body {
     body.line("pc_u64 pc_tile0 = (pc_u64)PC_GROUP_ID() * PC_WG * PC_FILTER_ITEMS;");
     body.line("PC_LOCAL_ARRAY(pc_u64, pc_firsts, PC_WG);");
-    body.line("pc_bool pc_merged = (pc_bool)(!pc_fanout && pc_tile0 < pc_count && pc_span[1] - pc_span[0] < 4u * PC_WG);");
+    body.line("pc_bool pc_merged = (pc_bool)(!pc_fanout && pc_tile0 < pc_count && pc_span[1] - pc_span[0] < PC_MERGE_SPAN);");
     body.line("if (pc_merged) pc_first_parents(pc_offsets, pc_span, pc_j0 + pc_tile0, PC_FILTER_ITEMS, pc_firsts);");
     body.line("pc_u64 pc_t = pc_tile0 + (pc_u64)PC_LOCAL_ID() * PC_FILTER_ITEMS;");
     body.line("if (pc_t < pc_count && !PC_FAULTED(pc_fault)) {");
@@ -1527,7 +1540,7 @@ fn close_coarse_rows(body: &mut Body) {
 fn coarse_runs(body: &mut Body) -> Body {
     body.line("pc_u64 pc_tile0 = (pc_u64)PC_GROUP_ID() * PC_WG * PC_LEVEL_ITEMS;");
     body.line("PC_LOCAL_ARRAY(pc_u64, pc_firsts, PC_WG);");
-    body.line("pc_bool pc_merged = (pc_bool)(!pc_fanout && pc_tile0 < pc_count && pc_span[1] - pc_span[0] < 4u * PC_WG);");
+    body.line("pc_bool pc_merged = (pc_bool)(!pc_fanout && pc_tile0 < pc_count && pc_span[1] - pc_span[0] < PC_MERGE_SPAN);");
     body.line("if (pc_merged) pc_first_parents(pc_offsets, pc_span, pc_j0 + pc_tile0, PC_LEVEL_ITEMS, pc_firsts);");
     body.line("pc_u64 pc_t = pc_tile0 + (pc_u64)PC_LOCAL_ID() * PC_LEVEL_ITEMS;");
     body.line("if (pc_t < pc_count && !PC_FAULTED(pc_fault)) {");

@@ -138,6 +138,10 @@ pub(crate) struct ExprWriter<'c> {
     /// In a `#[par_fn]`, fault sites are numbered from `PCF_FAULT_BASE`, which the runtime
     /// defines when it puts the function into a program.
     par_fn: bool,
+    /// While writing the positions of a level whose generator reads the rows of this capture
+    /// (`LevelManifest::rows_of`), with `pc_j` the position: its element is element `pc_j` of
+    /// the rows' values when the kernel's `pc_rows_direct` says so.
+    pub(crate) direct_rows: Option<u32>,
 }
 
 impl<'c> ExprWriter<'c> {
@@ -147,12 +151,13 @@ impl<'c> ExprWriter<'c> {
             locals: &compiled.device.locals,
             names: Names::new(),
             par_fn: false,
+            direct_rows: None,
         }
     }
 
     /// A writer for the body of a `#[par_fn]` whose locals are `locals`.
     pub(crate) fn for_par_fn(locals: &'c [(String, Class)]) -> Self {
-        ExprWriter { vars: &[], locals, names: Names::new(), par_fn: true }
+        ExprWriter { vars: &[], locals, names: Names::new(), par_fn: true, direct_rows: None }
     }
 
     /// How a fault site is written.
@@ -816,7 +821,12 @@ impl<'c> ExprWriter<'c> {
             DSource::RowIndices { .. } => format!("((pc_u64)({index}))"),
             DSource::Row { capture, row, class: c, .. } => {
                 let r = self.expr(row, body);
-                format!("PC_CAP_ROW_ELEM({}, {}, {r}, {index})", class(*c), capture.0)
+                let macro_name = if self.direct_rows == Some(capture.0) {
+                    "PC_CAP_LEVEL_ROW_ELEM"
+                } else {
+                    "PC_CAP_ROW_ELEM"
+                };
+                format!("{macro_name}({}, {}, {r}, {index})", class(*c), capture.0)
             }
             DSource::Root { class: c } => {
                 if root_range {
