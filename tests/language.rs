@@ -101,6 +101,49 @@ fn refutable_patterns_filter() {
 }
 
 #[test]
+fn float_sums_keep_the_sign_of_zero() {
+    // Rust's sum of no floats is -0.0 (the identity of `+`: -0.0 + x is x for every x, -0.0
+    // included), and so is a sum of -0.0s. The bits are compared: -0.0 == 0.0.
+    let zeros = vec![-0.0f64; 300_000];
+    let none: Vec<f64> = Vec::new();
+    let bits = |x: f64| x.to_bits();
+    let want = bits(-0.0);
+    assert_eq!(on_every_backend(|| bits(par_sum![x | x <- &zeros])), want);
+    assert_eq!(on_every_backend(|| bits(par_sum![x | x <- &none])), want);
+    // Nothing kept by the filter, over a range large enough for the device.
+    assert_eq!(on_every_backend(|| bits(par_sum![x as f64 | x <- 0..300_000i64, x < 0])), want);
+    let f32s = on_every_backend(|| par_sum![x as f32 * -0.0 | x <- 1..300_000i64].to_bits());
+    assert_eq!(f32s, (-0.0f32).to_bits());
+    // Per row: empty rows, rows of -0.0, rows whose positions the filter all rejects.
+    let rows: Vec<Vec<f64>> = (0..5000)
+        .map(|r| match r % 4 {
+            0 => Vec::new(),
+            1 => vec![-0.0; r % 300],
+            2 => vec![1.0; r % 300],
+            _ => vec![-0.0, 2.5, -0.0],
+        })
+        .collect();
+    let m = parcomp::Jagged::from(rows.clone());
+    // (The device has `is_sign_negative`, not `to_bits`: the values and their signs apart.)
+    let sums = on_every_backend(|| par![par_sum![x | x <- m.row(i)] | i <- 0..m.len()]);
+    let signs =
+        on_every_backend(|| par![par_sum![x | x <- m.row(i)].is_sign_negative() | i <- 0..m.len()]);
+    let by_hand: Vec<f64> = rows.iter().map(|row| row.iter().sum()).collect();
+    assert_eq!(sums, by_hand);
+    assert_eq!(signs, by_hand.iter().map(|x| x.is_sign_negative()).collect::<Vec<_>>());
+    assert_eq!((signs[0], signs[1], signs[2]), (true, true, false));
+    let signs = on_every_backend(
+        || par![par_sum![x | x <- m.row(i), x > 1.0].is_sign_negative() | i <- 0..m.len()],
+    );
+    let by_hand: Vec<bool> = rows
+        .iter()
+        .map(|row| row.iter().copied().filter(|&x| x > 1.0).sum::<f64>().is_sign_negative())
+        .collect();
+    assert_eq!(signs, by_hand);
+    assert!(signs[1]);
+}
+
+#[test]
 fn float_min_and_max_ignore_nan() {
     let m = on_every_backend(|| par_min![x as f64 * 0.5 | x <- 1..10i64]);
     assert_eq!(m, Some(0.5));

@@ -415,8 +415,10 @@ impl KernelWriter<'_> {
         let acc = plan.acc_class;
         let head = plan.head_class;
         let (identity, op) = match &plan.terminal {
+            // -0: zero for an integer, -0.0 for a float (Rust's sum of no floats, the identity
+            // of `+`: -0.0 + x is x also for x = -0.0, which +0.0 + x is not).
             Terminal::Sum => (
-                format!("PC_CAST(i32, {})(0)", class(acc)),
+                format!("PC_OP(neg, {0})(PC_CAST(i32, {0})(0))", class(acc)),
                 format!("PC_OP(add, {})(pc_a, pc_b)", class(acc)),
             ),
             Terminal::Product => (
