@@ -29,7 +29,7 @@ use super::fault::{self, Fault};
 use super::host_data::{column_of, ColumnBytes, DynJagged, HostData, Upload};
 use super::plan::{ClassId, Comp, DevicePlan, Level, ReduceKind, RootKind, Terminal};
 use super::program::{
-    cpu_shapes, filter_items, level_items, reduce_items, Built, GROUP, LBS_ITEMS, TILE,
+    cpu_shapes, filter_items, level_items, plain_items, reduce_items, Built, GROUP, LBS_ITEMS, TILE,
 };
 use super::resident::Resident;
 use super::types::{columns_par_at, Prim};
@@ -1149,16 +1149,26 @@ impl<'c> Session<'c> {
             // tile GROUP × `level_items`.
             let coarse_reduce = summarised && !matches!(parents, Parents::Root);
             let level_items = level_items(self.cpu_shapes);
+            // A level that writes a value per position below the first generator, with a CPU
+            // device's shapes: `plain_items` consecutive positions per work-item (the kernel's
+            // `coarse_plain`).
+            let reduced_here = head_here && matches!(comp.terminal, Terminal::Reduce { .. });
+            let coarse_plain = self.cpu_shapes
+                && !level.filters
+                && !reduced_here
+                && !matches!(parents, Parents::Root);
+            let plain_items = plain_items(self.cpu_shapes);
             let tiles = if coarse_reduce {
                 count.div_ceil(GROUP as u64 * level_items)
+            } else if coarse_plain {
+                count.div_ceil(GROUP as u64 * plain_items)
             } else {
                 count.div_ceil(GROUP as u64)
             };
             let entries = if summarised { 2 * tiles } else { count };
             // A level that filters writes the positions it keeps packed, in two phases (see
             // search.h); a reduction needs no packing (a rejected position adds the identity).
-            let compacting =
-                level.filters && !(head_here && matches!(comp.terminal, Terminal::Reduce { .. }));
+            let compacting = level.filters && !reduced_here;
             // Below the first generator (and at it, with a CPU device's shapes), a compacting
             // level's work-items take `filter_items` positions each, and a work-group GROUP ×
             // that many.
@@ -1200,6 +1210,7 @@ impl<'c> Session<'c> {
                 }
                 _ if coarse => count.div_ceil(self.filter_items),
                 _ if coarse_reduce => count.div_ceil(level_items),
+                _ if coarse_plain => count.div_ceil(plain_items),
                 _ => count,
             };
             // Bytes per value written.

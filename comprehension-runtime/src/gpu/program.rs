@@ -40,6 +40,21 @@ pub(crate) fn level_items(cpu_shapes: bool) -> u64 {
     }
 }
 
+/// Consecutive positions per work-item of a level below the first generator that writes a value
+/// per position (`PC_PLAIN_ITEMS`, defined per program), on a CPU device: its parent found by a
+/// search once per work-item, then by stepping, instead of a search per position. Few, so that
+/// the level's positions still spread over every core: such levels are often the small upper
+/// levels of a comprehension (the Pythagorean triples' second, 20,000 positions, in five
+/// work-groups rather than one). A GPU takes a position per work-item (the form has no use
+/// for this).
+pub(crate) fn plain_items(cpu_shapes: bool) -> u64 {
+    if cpu_shapes {
+        16
+    } else {
+        1
+    }
+}
+
 /// Consecutive positions per work-item of a filtering level below the first generator
 /// (`PC_FILTER_ITEMS`, defined per program): [`LEVEL_ITEMS`] on a GPU, where more would leave
 /// its cores idle at the sizes a CPU handles and its work-items hold their kept values in
@@ -509,6 +524,7 @@ pub(crate) fn comprehension_source(
 ) -> String {
     let mut out = headers(fp64);
     let _ = writeln!(out, "#define PC_LEVEL_ITEMS {}u", level_items(cpu_shapes));
+    let _ = writeln!(out, "#define PC_PLAIN_ITEMS {}u", plain_items(cpu_shapes));
     let _ = writeln!(out, "#define PC_FILTER_ITEMS {}u", filter_items(class_types, cpu_shapes));
     let _ = writeln!(out, "#define PC_PROBE_LANES {}u", probe_lanes(cpu_shapes));
     let _ = writeln!(out, "#define PC_CPU_SHAPES {}", u8::from(cpu_shapes));

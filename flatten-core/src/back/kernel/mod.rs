@@ -651,11 +651,17 @@ impl KernelWriter<'_> {
         // its consecutive positions as it computes them; on a GPU neighbouring work-items read
         // neighbouring positions, staged in local memory for each to fold its consecutive ones
         // (see `reduce_tile_begin`) — the same positions grouped the same way, so the same
-        // result, also for floating-point sums.
+        // result, also for floating-point sums. A level below the first generator that writes a
+        // value per position: on a CPU device each work-item takes PC_PLAIN_ITEMS consecutive
+        // positions, stepping from parent to parent (`coarse_plain_items`); on a GPU a position
+        // per work-item, neighbouring ones writing neighbouring positions.
         let two_forms = (root
             && level_filters(level)
             && !matches!(head, Some(Delivery::Reduce(_) | Delivery::Segmented(_))))
-            || matches!(head, Some(Delivery::Reduce(_)));
+            || matches!(head, Some(Delivery::Reduce(_)))
+            || (!root
+                && !level_filters(level)
+                && !matches!(head, Some(Delivery::Reduce(_) | Delivery::Segmented(_))));
         let body = if two_forms {
             let cpu = self.level_body(args, true);
             let gpu = self.level_body(args, false);
@@ -712,7 +718,14 @@ impl KernelWriter<'_> {
         // A nested reduction's level gives each work-item PC_LEVEL_ITEMS consecutive positions
         // too, reduced in order in the work-item before the work-group's reduction by key.
         let coarse_reduce = segmented.is_some() && !root;
-        let coarse = (compacting && (!root || cpu_shapes)) || coarse_reduce;
+        // A level that only writes a value per position (its variables, the head's values, the
+        // next level's sizes), below the first generator, in a CPU device's form: each
+        // work-item takes PC_PLAIN_ITEMS consecutive positions, its first parent found by one
+        // search and the next ones by stepping (on a GPU a position per work-item, neighbouring
+        // work-items writing neighbouring positions).
+        let coarse_plain =
+            cpu_shapes && !root && !compacting && reduce.is_none() && segmented.is_none();
+        let coarse = (compacting && (!root || cpu_shapes)) || coarse_reduce || coarse_plain;
         // (column, variable — empty for the head —, class) of each value held.
         let mut held: Vec<(String, String, Class)> = Vec::new();
         if compacting {
@@ -766,6 +779,8 @@ impl KernelWriter<'_> {
             body.line("PC_LOCAL_ARRAY(pc_u64, pc_span, 2);");
             if coarse && compacting {
                 body.line("if (!pc_fanout) pc_tile_span(pc_offsets, pc_parents, pc_j0, pc_count, (pc_u64)PC_GROUP_ID() * PC_WG * PC_FILTER_ITEMS, PC_WG * PC_FILTER_ITEMS, pc_span);");
+            } else if coarse_plain {
+                body.line("if (!pc_fanout) pc_tile_span(pc_offsets, pc_parents, pc_j0, pc_count, (pc_u64)PC_GROUP_ID() * PC_WG * PC_PLAIN_ITEMS, PC_WG * PC_PLAIN_ITEMS, pc_span);");
             } else if coarse {
                 body.line("if (!pc_fanout) pc_tile_span(pc_offsets, pc_parents, pc_j0, pc_count, (pc_u64)PC_GROUP_ID() * PC_WG * PC_LEVEL_ITEMS, PC_WG * PC_LEVEL_ITEMS, pc_span);");
             } else if reduce.is_none() {
@@ -838,6 +853,7 @@ impl KernelWriter<'_> {
                 body.line("if (pc_t < pc_count && !PC_FAULTED(pc_fault)) {");
                 body.nested()
             }
+            (None, None) if coarse_plain => coarse_plain_items(&mut body),
             (None, None) if coarse => {
                 body.line("PC_LOCAL_ARRAY(pc_u32, pc_ranks, PC_SCAN_SCRATCH);");
                 // The kept values, held in the work-item until its place is known (phase 1).
@@ -1137,6 +1153,11 @@ impl KernelWriter<'_> {
                 body.line("pc_u64 pc_first = PC_GROUP_ID() * PC_WG;");
                 body.line("pc_u32 pc_m = (pc_u32)(pc_count - pc_first < PC_WG ? pc_count - pc_first : PC_WG);");
                 body.line(format!("pc_r{r}_segtile(pc_fault, pc_caps, pc_scratch, pc_starts, pc_groups, pc_m, pc_group, pc_acc, pc_res_cap, pc_res, pc_out_cap, pc_out, pc_out_group, 0);"));
+            }
+            _ if coarse_plain => {
+                body.append(work);
+                body.line("  }");
+                body.line("}");
             }
             _ => {
                 body.append(work);
@@ -1505,6 +1526,39 @@ fn coarse_root_items(body: &mut Body, probe: Body) -> Body {
     probe_positions(&mut items, &probe);
     items.line("if (pc_hits == 0u) pc_k = pc_end;");
     items.line("for (; pc_k < pc_end; pc_k++, pc_i++) {");
+    let item = items.nested();
+    body.append(items);
+    item
+}
+
+/// The loop of a level that writes a value per position, in a CPU device's form, over its
+/// work-item's `PC_PLAIN_ITEMS` consecutive positions (`pc_t`, position `pc_j`, child `pc_i` of
+/// `pc_p`): the first position's parent found by a search among the tile's, the next ones' by
+/// stepping to the next parent where a row ends (past empty parents, a search from there), a
+/// regular level's without a division. Opens the bounds check and the loop, and returns the
+/// position's body; the caller closes both.
+fn coarse_plain_items(body: &mut Body) -> Body {
+    body.line("pc_u64 pc_t = (pc_u64)PC_GROUP_ID() * PC_WG * PC_PLAIN_ITEMS + (pc_u64)PC_LOCAL_ID() * PC_PLAIN_ITEMS;");
+    body.line("if (pc_t >= pc_count || PC_FAULTED(pc_fault)) return;");
+    body.line("{");
+    let mut items = body.nested();
+    items.line("pc_u64 pc_j = pc_j0 + pc_t;");
+    items.line("pc_u64 pc_p = pc_fanout ? pc_parent_of_regular(pc_j, pc_fanout) : pc_segment_in(pc_offsets, pc_span[0], pc_span[1], pc_j);");
+    items.line("pc_u64 pc_i = pc_j - (pc_fanout ? pc_p * pc_fanout : pc_offsets[pc_p]);");
+    // Where the parent's children end: a position there belongs to a later parent.
+    items.line("pc_u64 pc_end = pc_j - pc_i + (pc_fanout ? pc_fanout : pc_offsets[pc_p + 1] - pc_offsets[pc_p]);");
+    items.line("pc_u32 pc_items = pc_count - pc_t < PC_PLAIN_ITEMS ? (pc_u32)(pc_count - pc_t) : PC_PLAIN_ITEMS;");
+    items.line("for (pc_u32 pc_k = 0; pc_k < pc_items; pc_k++, pc_t++, pc_j++, pc_i++) {");
+    items.line("  if (pc_j >= pc_end) {");
+    items.line("    pc_p++;");
+    items.line("    if (pc_fanout) {");
+    items.line("      pc_end += pc_fanout;");
+    items.line("    } else {");
+    items.line("      if (pc_j >= pc_offsets[pc_p + 1]) pc_p = pc_segment_in(pc_offsets, pc_p + 1, pc_span[1], pc_j);");
+    items.line("      pc_end = pc_offsets[pc_p + 1];");
+    items.line("    }");
+    items.line("    pc_i = pc_j - (pc_fanout ? pc_p * pc_fanout : pc_offsets[pc_p]);");
+    items.line("  }");
     let item = items.nested();
     body.append(items);
     item
