@@ -225,6 +225,47 @@ pub trait Queue: Send {
     fn take_staging(&self) -> StagingStats {
         StagingStats::default()
     }
+    /// The queue's copy lane, where the device has one for this run: a second queue of the
+    /// device (an OpenCL command queue, a CUDA stream) whose copies run beside this queue's
+    /// kernels — a DMA engine reading one chunk's values, or writing the next chunk's inputs,
+    /// while the compute units run the current chunk. The two are ordered only by marks
+    /// ([`Queue::mark`], [`Queue::wait_mark`]); [`Queue::finish`] finishes the lane too, and
+    /// what the lane's staging holds lands then. `None` where the device has no lane.
+    fn lane(&self) -> Option<&dyn Queue> {
+        None
+    }
+    /// A mark after everything queued on this queue so far, for another queue of the device to
+    /// wait for ([`Queue::wait_mark`]).
+    fn mark(&self) -> Result<Mark, DeviceError> {
+        Err(DeviceError::new(
+            DeviceErrorKind::Launch,
+            "parcomp internal error: a mark on a queue without a lane",
+        ))
+    }
+    /// Makes everything queued on this queue from now on wait until `mark` (made by a queue of
+    /// the same device) has passed. The host does not wait: the device orders the work.
+    fn wait_mark(&self, mark: &Mark) -> Result<(), DeviceError> {
+        let _ = mark;
+        Err(DeviceError::new(
+            DeviceErrorKind::Launch,
+            "parcomp internal error: a mark on a queue without a lane",
+        ))
+    }
+}
+
+/// A point in a queue's work — an OpenCL event, a CUDA event — that another queue of the same
+/// device can be made to wait for: how a queue and its copy lane are ordered. Released when
+/// dropped (a mark still pending is released by the API once it has passed).
+pub struct Mark {
+    // Read only by the device implementations, which a build without a device feature lacks.
+    #[cfg_attr(not(any(feature = "opencl", feature = "cuda-api")), allow(dead_code))]
+    pub(crate) raw: Box<dyn Any + Send>,
+}
+
+impl fmt::Debug for Mark {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Mark")
+    }
 }
 
 /// A GPU API, as the executor uses it. The copy and launch methods of the device itself work

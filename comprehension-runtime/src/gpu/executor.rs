@@ -24,7 +24,7 @@
 //! (see the gpu README's "What a run costs"), and reads the fault word with each such read.
 
 use super::arena::{Mem, Scratch};
-use super::device::{Arg, Buffer, Device, DeviceError, Queue};
+use super::device::{Arg, Buffer, Device, DeviceError, Mark, Queue};
 use super::fault::{self, Fault};
 use super::host_data::{column_of, ColumnBytes, DynJagged, HostData, Upload};
 use super::plan::{ClassId, Comp, DevicePlan, Level, ReduceKind, RootKind, Terminal};
@@ -38,6 +38,7 @@ use super::DeviceFailure;
 use crate::backend::Backend;
 use crate::site::Site;
 use std::cell::Cell;
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 /// What a run measured, for reports and for the tests that hold the cost budgets.
@@ -79,6 +80,11 @@ pub struct RunStats {
     /// Times a staged copy waited for the copy of the piece before last to end before reusing
     /// its pinned slot (the host copies each piece while the device moves the one before).
     pub staging_waits: u64,
+    /// Bytes copied on the run's copy lane, beside its kernels (of the bytes in and out): a
+    /// chunk's values read while the next chunk's kernels run, the first generator's elements
+    /// copied a chunk ahead of the kernels that read them. None where the device has no lane
+    /// (a CPU device, unless `PARCOMP_DEVICE_OVERLAP=on`) or the run is one chunk.
+    pub bytes_beside: u64,
     /// Device allocations made by the run (buffers the session's arena could not reuse).
     pub allocations: u64,
     /// The most device memory the run held at once.
@@ -265,6 +271,10 @@ pub(crate) struct Fetch<'s, 'c> {
     column: &'s Buffer,
     /// The column's first values, read already with the wait for their count.
     early: Option<EarlyValues>,
+    /// Whether the reads go on the copy lane, once the next chunk's kernels are queued
+    /// ([`Deferred`]): they are held in the session's `deferred_parts` until the caller takes
+    /// them with the column.
+    beside: bool,
 }
 
 /// The first values of a filtering last level's output, read in the same wait as the kept count
@@ -325,6 +335,25 @@ impl Fetch<'_, '_> {
                 return Ok(());
             }
         }
+        if self.beside {
+            let session = &mut *self.session;
+            session.deferred_parts.extend(parts.iter().filter(|p| p.2 > 0));
+            session.reads_in_flight |= !session.deferred_parts.is_empty();
+            return Ok(());
+        }
+        // SAFETY: the caller's promise, passed on.
+        unsafe { self.read_on_queue(parts) }
+    }
+
+    /// Queues the reads on the run's queue.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Fetch::read_later`].
+    unsafe fn read_on_queue(
+        &mut self,
+        parts: &[(usize, *mut u8, usize)],
+    ) -> Result<(), DeviceFailure> {
         let session = &mut *self.session;
         for &(offset, out, len) in parts.iter().filter(|p| p.2 > 0) {
             // SAFETY: the caller's promise, passed on; the session finishes the queue before
@@ -346,6 +375,10 @@ impl Fetch<'_, '_> {
     /// Waits for the reads [`Fetch::read_later`] queued (and checks the fault word), when some
     /// have not landed.
     pub(crate) fn wait(&mut self) -> Result<(), DeviceFailure> {
+        // Reads of this column held for the lane go on the queue now: the wait lands them.
+        let held = std::mem::take(&mut self.session.deferred_parts);
+        // SAFETY: `read_later`'s promise for each, given when they were held.
+        unsafe { self.read_on_queue(&held)? };
         if self.landed() {
             return Ok(());
         }
@@ -357,6 +390,32 @@ impl Fetch<'_, '_> {
     pub(crate) fn converted(&mut self, bytes: usize) {
         self.session.stats.bytes_converted += bytes as u64;
     }
+}
+
+/// A chunk's values to be read on the copy lane, held back until the next chunk's kernels are
+/// queued: a read through pinned slots keeps the host copying its pieces out while the lane
+/// moves them, and queued before the next chunk's kernels it would keep those from starting
+/// beside it. The column stays out of the arena until the lane has read it.
+struct Deferred<'c> {
+    column: Column<'c>,
+    /// `(offset, destination, length)` each, as [`Fetch::read_later`] was given them.
+    parts: Vec<(usize, *mut u8, usize)>,
+    /// After the kernels that wrote the column: the lane's read waits for it.
+    written: Mark,
+}
+
+/// The first generator's elements, copied on the copy lane a chunk at a time when the level
+/// runs in several: each chunk's elements while the chunk before runs, its kernels waiting for
+/// their copy's mark, not for every element of the level.
+struct RootPieces {
+    /// The elements in the device's layout, in the host's memory (the caller's, or converted
+    /// into the session's `hold`), valid until the queue finished.
+    host: *const u8,
+    layout: ColumnLayout,
+    /// Positions whose copy is queued.
+    queued: u64,
+    /// The mark after each queued copy, with the position it ends at.
+    marks: VecDeque<(u64, Mark)>,
 }
 
 enum Sink<'s, 'c> {
@@ -428,6 +487,22 @@ pub(crate) struct Session<'c> {
     root_start: u64,
     root_len: u64,
     root_cap: u64,
+    /// Whether the queue has a copy lane: then a run of several chunks reads each chunk's
+    /// values, and copies the first generator's elements, beside the kernels.
+    lane: bool,
+    /// Whether the top-level comprehension's level running now, or one above it, runs in
+    /// several chunks: then its values go on the lane (one chunk has nothing to run beside).
+    several: bool,
+    /// The reads [`Fetch::read_later`] held for the lane, until the caller takes them with
+    /// their column.
+    deferred_parts: Vec<(usize, *mut u8, usize)>,
+    /// The last chunk's values, to be read on the lane once the next chunk's kernels are
+    /// queued.
+    deferred: Option<Deferred<'c>>,
+    /// The column the lane is reading, with the mark of the read's end: it goes back to the
+    /// arena once the queue waits for that mark (or finished).
+    reading: Option<(Column<'c>, Mark)>,
+    root_pieces: Option<RootPieces>,
 }
 
 impl<'c> Session<'c> {
@@ -444,6 +519,7 @@ impl<'c> Session<'c> {
         backend: Backend,
     ) -> Result<Self, DeviceFailure> {
         let queue = device.queue()?;
+        let lane = queue.lane().is_some();
         let memory_budget = memory_budget(device);
         let chunk = chunk_size(device, plan, &types, memory_budget);
         let cpu_shapes = cpu_shapes(device.info().is_cpu);
@@ -476,6 +552,12 @@ impl<'c> Session<'c> {
             root_start: 0,
             root_len: 0,
             root_cap: 0,
+            lane,
+            several: false,
+            deferred_parts: Vec::new(),
+            deferred: None,
+            reading: None,
+            root_pieces: None,
         })
     }
 
@@ -547,6 +629,42 @@ impl<'c> Session<'c> {
         self.copy_in(mem, offset, ColumnBytes::Converted(bytes))
     }
 
+    /// The first generator's elements as they are copied a chunk at a time on the lane
+    /// ([`RootPieces`]): the caller's bytes where they are the device's column, else converted
+    /// on the host's cores once; `None` where the device's memory was filled in place.
+    fn root_by_pieces(
+        &mut self,
+        mem: &Mem<'c>,
+        column: Upload<'c>,
+        layout: &ColumnLayout,
+    ) -> Result<Option<RootPieces>, DeviceFailure> {
+        let host = match column {
+            Upload::Bytes(bytes) => {
+                let host = bytes.bytes().as_ptr();
+                self.stats.bytes_converted += bytes.converted() as u64;
+                if let ColumnBytes::Converted(v) = bytes {
+                    // The vector's heap memory does not move when the vector does.
+                    self.hold.push(v);
+                }
+                host
+            }
+            Upload::Convert(len, convert) => {
+                // `Upload::Convert`'s promise holds as in `put_column`.
+                if self.queue.fill_in_place(&mem.buf, 0, len, &mut |at| convert(at))? {
+                    self.count_copy_in(len, len);
+                    return Ok(None);
+                }
+                let mut bytes = vec![0u8; len];
+                convert(bytes.as_mut_ptr());
+                self.stats.bytes_converted += len as u64;
+                let host = bytes.as_ptr();
+                self.hold.push(bytes);
+                host
+            }
+        };
+        Ok(Some(RootPieces { host, layout: layout.clone(), queued: 0, marks: VecDeque::new() }))
+    }
+
     /// Copies bytes of buffers to the host (`(buffer, offset, destination, length)` each) and
     /// the fault word, waiting once; raises a recorded fault as Rust's panic.
     ///
@@ -560,9 +678,16 @@ impl<'c> Session<'c> {
     ) -> Result<(), DeviceFailure> {
         let mut words = [0u8; 32];
         let start = Instant::now();
+        // The last chunk's values held for the lane are read now: the wait lands them.
+        let mut queued = match self.deferred.take() {
+            Some(deferred) => self.read_beside(deferred),
+            None => Ok(()),
+        };
         let fault = self.fault.as_ref().expect("uploaded");
-        let mut queued = Ok(());
         for &(buffer, offset, out, len) in parts.iter().filter(|p| p.3 > 0) {
+            if queued.is_err() {
+                break;
+            }
             // SAFETY: the caller's promise; the queue is finished below before returning.
             queued = unsafe { self.queue.read_async(buffer, offset, out, len) };
             if queued.is_err() {
@@ -577,6 +702,8 @@ impl<'c> Session<'c> {
         }
         // Finish even after a failed read: the queued ones must not outlive their destinations.
         let finished = self.queue.finish();
+        // The lane's reads have ended with it.
+        self.reading = None;
         self.stats.host_waits += 1;
         self.stats.transfer += start.elapsed();
         queued?;
@@ -842,7 +969,11 @@ impl<'c> Session<'c> {
                             }
                         });
                         let mem = self.alloc(layout.bytes as u64)?;
-                        self.put_column(&mem, 0, column)?;
+                        if self.lane && len as u64 > self.chunk {
+                            self.root_pieces = self.root_by_pieces(&mem, column, &layout)?;
+                        } else {
+                            self.put_column(&mem, 0, column)?;
+                        }
                         self.root = Some(Held::Own(mem));
                     }
                 }
@@ -1128,10 +1259,15 @@ impl<'c> Session<'c> {
         // The most values the region may hold now: the positions of the chunks appended since
         // it was last emptied.
         let mut appended = 0u64;
+        let several_above = self.several;
+        if let Sink::Top(_) = sink {
+            self.several |= total > self.chunk;
+        }
         let mut j0 = 0;
         while j0 < total {
             if let Sink::Top(top) = sink {
                 if top.decided() {
+                    self.several = several_above;
                     return Ok(());
                 }
             }
@@ -1305,6 +1441,13 @@ impl<'c> Session<'c> {
                     .launch(&*session.program, level.kernel, items, GROUP, &args)
                     .map_err(DeviceFailure::from)
             };
+            // The first generator's elements of the chunk, where they go a chunk at a time: the
+            // kernels wait for their copy; the next chunk's is queued once they are.
+            let root = matches!(parents, Parents::Root);
+            if root {
+                self.root_arrived(j0 + count)?;
+            }
+            let next_root = (j0 + count).saturating_add(self.chunk).min(total);
             let mut early = None;
             let kept = match (&places, &region) {
                 (Some(places), Some(region)) => {
@@ -1317,6 +1460,9 @@ impl<'c> Session<'c> {
                     self.scan_places(places, tiles, Some(&region.base))?;
                     self.count_launch(level.kernel, reads + tiles * 8);
                     launch(self, 1)?;
+                    if root {
+                        self.copy_root(next_root)?;
+                    }
                     appended += count;
                     0
                 }
@@ -1329,6 +1475,9 @@ impl<'c> Session<'c> {
                     launch(self, 0)?;
                     self.scan_places(places, tiles, None)?;
                     launch(self, 1)?;
+                    if root {
+                        self.copy_root(next_root)?;
+                    }
                     // A `par!`'s values are read early with their count where they are few.
                     let collects = match (&head_out, &*sink, comp.terminal) {
                         (Some(out), Sink::Top(top), Terminal::Collect) if !top.keeps() => Some(out),
@@ -1369,6 +1518,9 @@ impl<'c> Session<'c> {
                     let size_bytes = if sizes_out.is_some() { count * 8 } else { 0 };
                     self.count_launch(level.kernel, reads + out_bytes + group_bytes + size_bytes);
                     launch(self, 1)?;
+                    if root {
+                        self.copy_root(next_root)?;
+                    }
                     entries
                 }
             };
@@ -1402,6 +1554,7 @@ impl<'c> Session<'c> {
         if let Some(region) = &region {
             self.empty_region(level.kernel, region, sink)?;
         }
+        self.several = several_above;
         Ok(())
     }
 
@@ -1470,8 +1623,102 @@ impl<'c> Session<'c> {
     ) -> Result<(), DeviceFailure> {
         self.stats.dram_minimum += count * out.value_bytes();
         let layout = out.layout.clone();
-        let mut fetch = Fetch { session: self, column: &out.mem.buf, early };
+        let mut fetch = Fetch { session: self, column: &out.mem.buf, early, beside: false };
         top.values(&layout, count as usize, &mut fetch)
+    }
+
+    /// Delivers a chunk's values to `top` as [`Session::deliver_values`] does, its reads going on
+    /// the copy lane: held until the next chunk's kernels are queued (or the run's next wait),
+    /// while the previous chunk's, held until now, are queued on the lane — so a chunk's
+    /// values move while the next chunk runs.
+    fn deliver_beside(
+        &mut self,
+        out: Column<'c>,
+        count: u64,
+        top: &mut dyn TopSink,
+    ) -> Result<(), DeviceFailure> {
+        self.stats.dram_minimum += count * out.value_bytes();
+        let layout = out.layout.clone();
+        let mut fetch = Fetch { session: self, column: &out.mem.buf, early: None, beside: true };
+        top.values(&layout, count as usize, &mut fetch)?;
+        let parts = std::mem::take(&mut self.deferred_parts);
+        if parts.is_empty() {
+            return Ok(());
+        }
+        let written = self.queue.mark()?;
+        if let Some(before) = self.deferred.replace(Deferred { column: out, parts, written }) {
+            self.read_beside(before)?;
+        }
+        Ok(())
+    }
+
+    /// Queues on the lane the reads of a chunk's values held back ([`Deferred`]), after the mark
+    /// of the kernels that wrote them; the column the lane read before goes back to the arena,
+    /// the queue's later work waiting for that read to end (the host does not wait).
+    fn read_beside(&mut self, deferred: Deferred<'c>) -> Result<(), DeviceError> {
+        let lane = self.queue.lane().expect("values are held for a lane only where there is one");
+        lane.wait_mark(&deferred.written)?;
+        for &(offset, out, len) in &deferred.parts {
+            // SAFETY: `Fetch::read_later`'s promise for each destination: valid and untouched
+            // until the reads landed, at the run's next wait, which finishes the lane too (and
+            // the session finishes both before it is dropped).
+            unsafe { lane.read_async(&deferred.column.mem.buf, offset, out, len) }?;
+            self.stats.copies_out += 1;
+            self.stats.bytes_out += len as u64;
+            self.stats.bytes_beside += len as u64;
+        }
+        let read = lane.mark()?;
+        if let Some((column, before)) = self.reading.replace((deferred.column, read)) {
+            self.queue.wait_mark(&before)?;
+            drop(column);
+        }
+        self.unchecked = true;
+        Ok(())
+    }
+
+    /// Copies the first generator's positions up to `to` on the lane, where they go there a
+    /// chunk at a time ([`RootPieces`]) and are not queued yet, and marks the copy's end.
+    fn copy_root(&mut self, to: u64) -> Result<(), DeviceError> {
+        let Some(pieces) = &mut self.root_pieces else {
+            return Ok(());
+        };
+        let from = pieces.queued;
+        if from >= to {
+            return Ok(());
+        }
+        let lane = self.queue.lane().expect("the first generator goes by pieces only on a lane");
+        let buffer = self.root.as_ref().expect("uploaded").buf();
+        for (k, leaf) in pieces.layout.leaves.iter().enumerate() {
+            let size = leaf.size();
+            let at = pieces.layout.offsets[k] + from as usize * size;
+            let len = (to - from) as usize * size;
+            // SAFETY: `at + len` lies inside the layout's bytes, which `host` holds (the
+            // caller's elements, or the session's `hold`), valid until the queue finished.
+            unsafe { lane.write_async(buffer, at, pieces.host.add(at), len) }?;
+            self.stats.copies_in += 1;
+            self.stats.bytes_in += len as u64;
+            self.stats.bytes_beside += len as u64;
+        }
+        pieces.marks.push_back((to, lane.mark()?));
+        pieces.queued = to;
+        Ok(())
+    }
+
+    /// Makes the queue's next kernels wait until the first generator's positions below `to` are
+    /// on the device, where they go a chunk at a time; then queues the next chunk's copy, up to
+    /// `next`, on the lane, to run beside the kernels the caller queues now. (A copy through
+    /// pinned slots keeps the host copying its pieces in, so the next chunk's is queued only
+    /// once this chunk's kernels are: see [`Session::level`].)
+    fn root_arrived(&mut self, to: u64) -> Result<(), DeviceError> {
+        self.copy_root(to)?;
+        let Some(pieces) = &mut self.root_pieces else {
+            return Ok(());
+        };
+        while pieces.marks.front().is_some_and(|&(end, _)| end <= to) {
+            let (_, mark) = pieces.marks.pop_front().expect("a mark");
+            self.queue.wait_mark(&mark)?;
+        }
+        Ok(())
     }
 
     /// The column the head's values (or partial results) of `count` positions go to;
@@ -1523,6 +1770,9 @@ impl<'c> Session<'c> {
                     let layout = values.layout.clone();
                     top.keep(values.mem.into_buffer(), layout, count as usize);
                     return Ok(());
+                }
+                if self.lane && self.several && early.is_none() {
+                    return self.deliver_beside(out, count, &mut **top);
                 }
                 self.deliver_values(&out, count, early, &mut **top)
             }

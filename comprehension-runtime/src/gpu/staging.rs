@@ -75,6 +75,24 @@ impl Staging {
     }
 }
 
+/// Whether a device's runs copy beside their kernels, on a second queue of their own (the
+/// queue's lane, [`super::device::Queue::lane`]): `by_default` where the device's memory is not
+/// the host's — a GPU's DMA engines copy while its compute units compute — unless
+/// `PARCOMP_DEVICE_OVERLAP` says `on` or `off` (read once per process). On a CPU device a copy is
+/// a `memcpy` by the cores that run the kernels, so a lane would only compete with them; the
+/// tests turn it on there so that the path a GPU's runs take runs in CI.
+pub(crate) fn lane_chosen(by_default: bool) -> bool {
+    static SET: OnceLock<Option<bool>> = OnceLock::new();
+    let set = *SET.get_or_init(|| {
+        match std::env::var("PARCOMP_DEVICE_OVERLAP").ok()?.trim().to_ascii_lowercase().as_str() {
+            "on" | "1" => Some(true),
+            "off" | "0" => Some(false),
+            _ => None,
+        }
+    });
+    set.unwrap_or(by_default)
+}
+
 /// Which way a copy through a slot goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Way {

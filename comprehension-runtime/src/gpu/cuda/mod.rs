@@ -15,9 +15,10 @@ mod nvrtc;
 pub use nvrtc::{compile, nvrtc_available, nvrtc_version, Compiled};
 
 use super::device::{
-    Arg, Buffer, Device, DeviceError, DeviceErrorKind, DeviceInfo, Program, Queue, StagingStats,
+    Arg, Buffer, Device, DeviceError, DeviceErrorKind, DeviceInfo, Mark, Program, Queue,
+    StagingStats,
 };
-use super::staging::{PooledSlots, QueueStaging, Ring, Slots, Staging, Way};
+use super::staging::{lane_chosen, PooledSlots, QueueStaging, Ring, Slots, Staging, Way};
 use cudarc::driver::{result, sys, CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 use std::any::Any;
@@ -34,9 +35,19 @@ pub(crate) struct CudaDevice {
     info: DeviceInfo,
     context: Arc<CudaContext>,
     arch: (i32, i32),
-    streams: Mutex<Vec<(Stream, Option<PooledSlots<CudaSlots>>)>>,
+    streams: Mutex<Vec<Pooled>>,
     /// How runs copy: through pinned memory, unless the GPU shares the host's memory.
     staging: Option<Staging>,
+    /// Whether a run's stream has a copy lane, a second stream for the copies beside its
+    /// kernels (`staging::lane_chosen`): unless the GPU shares the host's memory.
+    lane: bool,
+}
+
+/// A stream of the pool, with its staging once a run made it, and its lane's.
+struct Pooled {
+    stream: Stream,
+    staged: Option<PooledSlots<CudaSlots>>,
+    lane: Option<Box<Pooled>>,
 }
 
 /// A stream the device created (destroyed only with the process: the pool keeps them).
@@ -169,7 +180,8 @@ impl CudaDevice {
             .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_INTEGRATED)
             .is_ok_and(|v| v != 0);
         let staging = Staging::chosen(!integrated);
-        Ok(CudaDevice { info, context, arch, streams: Mutex::default(), staging })
+        let lane = lane_chosen(!integrated);
+        Ok(CudaDevice { info, context, arch, streams: Mutex::default(), staging, lane })
     }
 
     fn bind(&self) -> Result<(), DeviceError> {
@@ -384,17 +396,7 @@ impl Device for CudaDevice {
 
     fn queue(&self) -> Result<Box<dyn Queue + '_>, DeviceError> {
         let pooled = self.streams.lock().unwrap_or_else(|p| p.into_inner()).pop();
-        let (stream, staged) = match pooled {
-            Some(pooled) => pooled,
-            None => {
-                self.bind()?;
-                let raw = result::stream::create(result::stream::StreamKind::NonBlocking)
-                    .map_err(|e| api(DeviceErrorKind::Launch, "cuStreamCreate", e))?;
-                (Stream(raw), None)
-            }
-        };
-        let staging = Some(QueueStaging::new(self.staging, staged));
-        Ok(Box::new(CudaQueue { device: self, stream: Some(stream), staging }))
+        Ok(Box::new(self.run_queue(pooled, self.lane)?))
     }
 
     fn free_memory(&self) -> Option<u64> {
@@ -409,15 +411,52 @@ impl Device for CudaDevice {
     }
 }
 
-/// A stream of a device run: in order, returned to the device's pool when dropped.
+impl CudaDevice {
+    /// A run's stream: the pool's `pooled` (or a new one), with a lane of its own when `lane`.
+    fn run_queue(&self, pooled: Option<Pooled>, lane: bool) -> Result<CudaQueue<'_>, DeviceError> {
+        let (stream, staged, pooled_lane) = match pooled {
+            Some(Pooled { stream, staged, lane }) => (stream, staged, lane),
+            None => {
+                self.bind()?;
+                let raw = result::stream::create(result::stream::StreamKind::NonBlocking)
+                    .map_err(|e| api(DeviceErrorKind::Launch, "cuStreamCreate", e))?;
+                (Stream(raw), None, None)
+            }
+        };
+        let lane = match lane {
+            true => Some(Box::new(self.run_queue(pooled_lane.map(|l| *l), false)?)),
+            false => None,
+        };
+        let staging = Some(QueueStaging::new(self.staging, staged));
+        Ok(CudaQueue { device: self, stream: Some(stream), staging, lane })
+    }
+}
+
+/// A stream of a device run: in order, returned to the device's pool when dropped; with its copy
+/// lane where the device has one (another stream, ordered with this one by events).
 struct CudaQueue<'d> {
     device: &'d CudaDevice,
     stream: Option<Stream>,
     /// The stream's pinned staging (taken back with the stream when dropped).
     staging: Option<QueueStaging<CudaSlots>>,
+    lane: Option<Box<CudaQueue<'d>>>,
 }
 
 impl CudaQueue<'_> {
+    /// The stream, its staging and its lane's, for the pool, once what they hold has ended.
+    fn take_pooled(&mut self) -> Option<Pooled> {
+        let stream = self.stream.take()?;
+        // Whatever a failed run left queued must end before the stream serves another run (its
+        // buffers go back to the arena); an error here was already reported.
+        if self.device.bind().is_ok() {
+            // SAFETY: the stream was created by `result::stream::create` and not destroyed.
+            let _ = unsafe { result::stream::synchronize(stream.0) };
+        }
+        let lane = self.lane.take().and_then(|mut lane| lane.take_pooled()).map(Box::new);
+        let staged = self.staging.take().and_then(QueueStaging::into_pooled);
+        Some(Pooled { stream, staged, lane })
+    }
+
     fn raw(&self) -> sys::CUstream {
         self.stream.as_ref().expect("a stream is only taken back when dropped").0
     }
@@ -439,15 +478,28 @@ impl CudaQueue<'_> {
 
 impl Drop for CudaQueue<'_> {
     fn drop(&mut self) {
-        if let Some(stream) = self.stream.take() {
-            // Whatever a failed run left queued must end before the stream serves another
-            // run (its buffers go back to the arena); an error here was already reported.
-            if self.device.bind().is_ok() {
-                // SAFETY: the stream was created by `result::stream::create` and not destroyed.
-                let _ = unsafe { result::stream::synchronize(stream.0) };
-            }
-            let staged = self.staging.take().and_then(QueueStaging::into_pooled);
-            self.device.streams.lock().unwrap_or_else(|p| p.into_inner()).push((stream, staged));
+        // (A lane was taken with its stream, and pools nothing of its own.)
+        if let Some(pooled) = self.take_pooled() {
+            self.device.streams.lock().unwrap_or_else(|p| p.into_inner()).push(pooled);
+        }
+    }
+}
+
+/// An event recorded on a stream: a [`Mark`] of a CUDA stream, destroyed when dropped (CUDA
+/// releases a pending event's resources once it completes).
+struct CudaEvent {
+    event: sys::CUevent,
+    context: Arc<CudaContext>,
+}
+
+// SAFETY: a CUDA event handle may be used from any thread with its context bound.
+unsafe impl Send for CudaEvent {}
+
+impl Drop for CudaEvent {
+    fn drop(&mut self) {
+        if self.context.bind_to_thread().is_ok() {
+            // SAFETY: created by `result::event::create` in `mark`, destroyed once, here.
+            let _ = unsafe { result::event::destroy(self.event) };
         }
     }
 }
@@ -714,10 +766,54 @@ impl Queue for CudaQueue<'_> {
         let finished = unsafe { result::stream::synchronize(self.raw()) }
             .map_err(|e| api(DeviceErrorKind::Launch, "cuStreamSynchronize (a kernel failed)", e));
         self.staging().finished(finished.is_ok());
-        finished
+        // The lane too, whatever the stream's outcome: its reads must not outlive their
+        // destinations.
+        let lane = self.lane.as_ref().map_or(Ok(()), |lane| lane.finish());
+        finished.and(lane)
     }
 
     fn take_staging(&self) -> StagingStats {
-        self.staging().take_stats()
+        let mut stats = self.staging().take_stats();
+        if let Some(lane) = &self.lane {
+            let more = lane.take_staging();
+            (stats.bytes, stats.waits) = (stats.bytes + more.bytes, stats.waits + more.waits);
+        }
+        stats
+    }
+
+    fn lane(&self) -> Option<&dyn Queue> {
+        self.lane.as_deref().map(|lane| lane as &dyn Queue)
+    }
+
+    fn mark(&self) -> Result<Mark, DeviceError> {
+        self.device.bind()?;
+        let flags = sys::CUevent_flags::CU_EVENT_DISABLE_TIMING;
+        let event = result::event::create(flags)
+            .map_err(|e| api(DeviceErrorKind::Launch, "cuEventCreate", e))?;
+        let mark = CudaEvent { event, context: self.device.context.clone() };
+        // SAFETY: the event was just created and the stream is alive; the event is destroyed
+        // with the mark.
+        unsafe { result::event::record(event, self.raw()) }
+            .map_err(|e| api(DeviceErrorKind::Launch, "cuEventRecord", e))?;
+        Ok(Mark { raw: Box::new(mark) })
+    }
+
+    fn wait_mark(&self, mark: &Mark) -> Result<(), DeviceError> {
+        let event = mark
+            .raw
+            .downcast_ref::<CudaEvent>()
+            .expect("parcomp internal error: a CUDA stream waits for another API's mark")
+            .event;
+        self.device.bind()?;
+        // SAFETY: the stream and the event (recorded on a stream of the same context, held by
+        // `mark` for the call) are alive.
+        unsafe {
+            result::stream::wait_event(
+                self.raw(),
+                event,
+                sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+            )
+        }
+        .map_err(|e| api(DeviceErrorKind::Launch, "cuStreamWaitEvent", e))
     }
 }

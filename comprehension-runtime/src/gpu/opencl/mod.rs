@@ -6,10 +6,10 @@
 //! device whose name or platform contains the given text.
 
 use super::device::{
-    Arg, Buffer, Device, DeviceError, DeviceErrorKind, DeviceInfo, Program, Queue, StagingStats,
-    GROUP,
+    Arg, Buffer, Device, DeviceError, DeviceErrorKind, DeviceInfo, Mark, Program, Queue,
+    StagingStats, GROUP,
 };
-use super::staging::{PooledSlots, QueueStaging, Ring, Slots, Staging, Way};
+use super::staging::{lane_chosen, PooledSlots, QueueStaging, Ring, Slots, Staging, Way};
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
 use opencl3::device::{
@@ -43,13 +43,17 @@ pub(crate) struct OpenClDevice {
     queues: Mutex<Vec<Pooled>>,
     /// How runs copy: through pinned memory on a device whose memory is not the host's.
     staging: Option<Staging>,
+    /// Whether a run's queue has a copy lane, a second queue for the copies beside its kernels
+    /// (`staging::lane_chosen`): on a device whose memory is not the host's.
+    lane: bool,
 }
 
-/// A queue of the pool, with its staging once a run made it. (The staging is dropped first:
-/// it unmaps its memory on the queue.)
+/// A queue of the pool, with its staging once a run made it, and its lane's. (The staging is
+/// dropped first: it unmaps its memory on the queue.)
 struct Pooled {
     staged: Option<PooledSlots<ClSlots>>,
     queue: CommandQueue,
+    lane: Option<Box<Pooled>>,
 }
 
 // SAFETY: OpenCL objects (context, queue, device id) may be used from any thread: the OpenCL
@@ -182,7 +186,8 @@ impl OpenClDevice {
         // memcpy there, and staging it would add a second.
         let unified = info.is_cpu || device.host_unified_memory().unwrap_or(false);
         let staging = Staging::chosen(!unified);
-        Ok(OpenClDevice { info, id, context, queue, queues: Mutex::default(), staging })
+        let lane = lane_chosen(!unified);
+        Ok(OpenClDevice { info, id, context, queue, queues: Mutex::default(), staging, lane })
     }
 }
 
@@ -289,17 +294,7 @@ impl Device for OpenClDevice {
 
     fn queue(&self) -> Result<Box<dyn Queue + '_>, DeviceError> {
         let pooled = self.queues.lock().unwrap_or_else(|p| p.into_inner()).pop();
-        let (queue, staged) = match pooled {
-            Some(Pooled { queue, staged }) => (queue, staged),
-            #[allow(deprecated)]
-            None => (
-                CommandQueue::create_default(&self.context, 0)
-                    .map_err(|e| api(DeviceErrorKind::Launch, "clCreateCommandQueue", e))?,
-                None,
-            ),
-        };
-        let staging = QueueStaging::new(self.staging, staged);
-        Ok(Box::new(ClQueue { device: self, queue: Some(queue), staging: Some(staging) }))
+        Ok(Box::new(self.run_queue(pooled, self.lane)?))
     }
 
     fn write(&self, buffer: &Buffer, offset: usize, data: &[u8]) -> Result<(), DeviceError> {
@@ -326,15 +321,50 @@ impl Device for OpenClDevice {
     }
 }
 
-/// A queue of a device run: in order, returned to the device's pool when dropped.
+impl OpenClDevice {
+    /// A run's queue: the pool's `pooled` (or a new one), with a lane of its own when `lane`.
+    fn run_queue(&self, pooled: Option<Pooled>, lane: bool) -> Result<ClQueue<'_>, DeviceError> {
+        let (queue, staged, pooled_lane) = match pooled {
+            Some(Pooled { queue, staged, lane }) => (queue, staged, lane),
+            #[allow(deprecated)]
+            None => (
+                CommandQueue::create_default(&self.context, 0)
+                    .map_err(|e| api(DeviceErrorKind::Launch, "clCreateCommandQueue", e))?,
+                None,
+                None,
+            ),
+        };
+        let lane = match lane {
+            true => Some(Box::new(self.run_queue(pooled_lane.map(|l| *l), false)?)),
+            false => None,
+        };
+        let staging = QueueStaging::new(self.staging, staged);
+        Ok(ClQueue { device: self, queue: Some(queue), staging: Some(staging), lane })
+    }
+}
+
+/// A queue of a device run: in order, returned to the device's pool when dropped; with its copy
+/// lane where the device has one (another in-order queue, ordered with this one by events).
 struct ClQueue<'d> {
     device: &'d OpenClDevice,
     queue: Option<CommandQueue>,
     /// The queue's pinned staging (taken back with the queue when dropped).
     staging: Option<QueueStaging<ClSlots>>,
+    lane: Option<Box<ClQueue<'d>>>,
 }
 
 impl ClQueue<'_> {
+    /// The queue, its staging and its lane's, for the pool, once what they hold has ended.
+    fn take_pooled(&mut self) -> Option<Pooled> {
+        let queue = self.queue.take()?;
+        // Whatever a failed run left queued must end before the queue serves another run (its
+        // buffers go back to the arena); an error here was already reported.
+        let _ = queue.finish();
+        let lane = self.lane.take().and_then(|mut lane| lane.take_pooled()).map(Box::new);
+        let staged = self.staging.take().and_then(QueueStaging::into_pooled);
+        Some(Pooled { staged, queue, lane })
+    }
+
     fn queue(&self) -> &CommandQueue {
         self.queue.as_ref().expect("a queue is only taken back when dropped")
     }
@@ -352,14 +382,22 @@ impl ClQueue<'_> {
 
 impl Drop for ClQueue<'_> {
     fn drop(&mut self) {
-        if let Some(queue) = self.queue.take() {
-            // Whatever a failed run left queued must end before the queue serves another run
-            // (its buffers go back to the arena); an error here was already reported.
-            let _ = queue.finish();
-            let staged = self.staging.take().and_then(QueueStaging::into_pooled);
-            let pooled = Pooled { queue, staged };
+        // (A lane was taken with its queue, and pools nothing of its own.)
+        if let Some(pooled) = self.take_pooled() {
             self.device.queues.lock().unwrap_or_else(|p| p.into_inner()).push(pooled);
         }
+    }
+}
+
+/// The event of a marker: a [`Mark`] of an OpenCL queue, released when dropped.
+struct ClEvent(cl_event);
+
+// SAFETY: an OpenCL event may be used and released from any thread (OpenCL 1.1+).
+unsafe impl Send for ClEvent {}
+
+impl Drop for ClEvent {
+    fn drop(&mut self) {
+        release(self.0);
     }
 }
 
@@ -717,11 +755,48 @@ impl Queue for ClQueue<'_> {
     fn finish(&self) -> Result<(), DeviceError> {
         let finished = finish(self.queue());
         self.staging().finished(finished.is_ok());
-        finished
+        // The lane too, whatever the queue's outcome: its reads must not outlive their
+        // destinations.
+        let lane = self.lane.as_ref().map_or(Ok(()), |lane| lane.finish());
+        finished.and(lane)
     }
 
     fn take_staging(&self) -> StagingStats {
-        self.staging().take_stats()
+        let mut stats = self.staging().take_stats();
+        if let Some(lane) = &self.lane {
+            let more = lane.take_staging();
+            (stats.bytes, stats.waits) = (stats.bytes + more.bytes, stats.waits + more.waits);
+        }
+        stats
+    }
+
+    fn lane(&self) -> Option<&dyn Queue> {
+        self.lane.as_deref().map(|lane| lane as &dyn Queue)
+    }
+
+    fn mark(&self) -> Result<Mark, DeviceError> {
+        // SAFETY: the queue is alive; a marker with no wait list completes when everything
+        // queued before it has (the queue is in order). Its event is released with the mark.
+        let event = unsafe {
+            cl3::command_queue::enqueue_marker_with_wait_list(self.queue().get(), 0, ptr::null())
+        }
+        .map_err(|e| api(DeviceErrorKind::Launch, "clEnqueueMarkerWithWaitList", e))?;
+        Ok(Mark { raw: Box::new(ClEvent(event)) })
+    }
+
+    fn wait_mark(&self, mark: &Mark) -> Result<(), DeviceError> {
+        let event = mark
+            .raw
+            .downcast_ref::<ClEvent>()
+            .expect("parcomp internal error: an OpenCL queue waits for another API's mark")
+            .0;
+        // SAFETY: the queue and the event (a marker of a queue of the same context, held by
+        // `mark` for the call) are alive; the barrier's own event is released at once.
+        unsafe {
+            cl3::command_queue::enqueue_barrier_with_wait_list(self.queue().get(), 1, &event)
+                .map(release)
+        }
+        .map_err(|e| api(DeviceErrorKind::Launch, "clEnqueueBarrierWithWaitList", e))
     }
 }
 
