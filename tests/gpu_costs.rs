@@ -141,14 +141,19 @@ fn host_waits_and_launches_per_plan_shape_do_not_grow_with_the_size() {
         // The results; the inner space's offsets are the matrix's own (its rows are the
         // range's elements), so its total is known without asking the device.
         assert_eq!(nested.host_waits, 1, "nested reduction, n = {n}: {nested:?}");
-        // The contexts, the results set to the identity and the carry, the inner level
-        // reducing its tiles, the segmented reduction of the tiles' summaries (3). No size
-        // kernel or scan: the inner level's offsets are the matrix's, copied within the device.
-        // The inner level takes its group from its parent's index (no column of group ids),
-        // and the head is the sum itself: its results column is the output (no head kernel).
-        assert_eq!(nested.launches, 8, "nested reduction, n = {n}: {nested:?}");
+        // The contexts, the inner level reducing its tiles (and setting an empty row's result
+        // to the identity as it steps past it: no launch sets every result first), the
+        // segmented reduction of the tiles' summaries (one launch: they fit in one tile, and
+        // the carry of the run's first chunk is set by it, not by a launch of its own). No
+        // size kernel or scan: the inner level's offsets are the matrix's, read where the
+        // captures hold them. The inner level takes its group from its parent's index (no
+        // column of group ids), and the head is the sum itself: its results column is the
+        // output (no head kernel).
+        assert_eq!(nested.launches, 3, "nested reduction, n = {n}: {nested:?}");
         assert!(!launched(&nested, "pc_iota") && !launched(&nested, "pc_head"), "{nested:?}");
         assert!(!launched(&nested, "pc_n0_size0") && !launched(&nested, "pc_scan_tiles"));
+        assert!(launched(&nested, "pc_r0_segone") && !launched(&nested, "pc_fill_u64"));
+        assert!(!launched(&nested, "pc_r0_fill"), "{nested:?}");
         // Rows from 1: the range's elements are not the rows' offsets' indices; the sizes and
         // their scan as for any expansion (1 + scan launches more, and a wait for the total).
         let Some((_, shifted)) =
@@ -158,7 +163,7 @@ fn host_waits_and_launches_per_plan_shape_do_not_grow_with_the_size() {
         };
         assert_eq!(
             (shifted.host_waits, shifted.launches),
-            (2, 9 + scan),
+            (2, 4 + scan),
             "nested reduction from row 1, n = {n}: {shifted:?}"
         );
         // The header, the matrix's values and offsets, `x`: one copy each; only the matrix's
@@ -173,9 +178,30 @@ fn host_waits_and_launches_per_plan_shape_do_not_grow_with_the_size() {
             return;
         };
         assert_eq!(converted.host_waits, 1, "converted nested reduction, n = {n}: {converted:?}");
-        assert_eq!(converted.launches, 9, "converted nested reduction, n = {n}: {converted:?}");
+        assert_eq!(converted.launches, 4, "converted nested reduction, n = {n}: {converted:?}");
         assert!(launched(&converted, "pc_head"), "{converted:?}");
     }
+}
+
+#[test]
+fn a_nested_reduction_of_many_tiles_reduces_their_summaries_in_three_launches() {
+    let _serial = serial();
+    // About 2 × 10⁷ positions: more than 512 of the level kernel's tiles (of 256 × 128
+    // positions on a CPU device, 256 × 32 on a GPU), so more than one tile of summaries —
+    // their segmented reduction takes three launches (the tiles' aggregates, their prefixes
+    // from the carry, every summary's value), and the carry of the run's first chunk is set by
+    // two launches of its own. Rows of every length up to 6399, and empty ones.
+    let Some((sums, s)) = costs(|| par![par_sum![j | j <- 0..i] | i <- 0..6400u64]) else {
+        return;
+    };
+    assert!(sums
+        .iter()
+        .enumerate()
+        .all(|(i, &s)| s == (i as u64) * (i as u64).saturating_sub(1) / 2));
+    for kernel in ["pc_r0_segtiles", "pc_r0_segcarries", "pc_r0_segapply", "pc_fill_u64"] {
+        assert!(launched(&s, kernel), "{kernel}: {s:?}");
+    }
+    assert!(!launched(&s, "pc_r0_segone"), "{s:?}");
 }
 
 #[test]

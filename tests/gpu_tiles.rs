@@ -213,6 +213,12 @@ fn nested_reductions_reduce_by_key_across_work_items() {
         (0..200).map(|r| if r % 10 == 0 { 32767 + r % 3 } else { r % 5 }).collect(),
         vec![1; 20_000],
         [vec![0; 1000], vec![40_000], vec![0; 1000], vec![3; 5000]].concat(),
+        // Empty rows exactly at a work-item's first position (32 and 128 positions), at a
+        // tile's (256 × 32 and 256 × 128), before the first row and after the last: each gets
+        // the identity from the one work-item that holds the position it would start at.
+        (0..3000).map(|r| [0, 0, 32, 0, 96, 0, 0, 128, 0, 256][r % 10]).collect(),
+        (0..40).map(|r| if r % 3 == 0 { 8192 } else { 0 }).collect(),
+        (0..12).map(|r| if r % 4 == 1 { 32768 } else { 0 }).collect(),
     ];
     for lengths in patterns {
         let rows: Vec<Vec<u64>> = lengths

@@ -175,6 +175,15 @@ impl Column<'_> {
     }
 }
 
+/// A level's offsets (each parent's first position, and their total after them).
+enum Offsets<'c> {
+    /// The scan of the parents' sizes.
+    Own(Mem<'c>),
+    /// The offsets of the rows the level reads (`Level::rows_of`), where the captures' buffer
+    /// holds them, this many bytes into it (8-aligned).
+    Captured(usize),
+}
+
 /// The contexts a level's positions are children of.
 enum Parents<'p, 'c> {
     /// The first generator of the comprehension.
@@ -219,6 +228,9 @@ struct Carry<'c> {
     groups: [Mem<'c>; 2],
     values: [Column<'c>; 2],
     current: usize,
+    /// Whether no chunk has been reduced yet: the carry is no group's identity, set by a
+    /// launch only where the chunk's reduction reads it from memory (more than one tile).
+    fresh: bool,
 }
 
 /// Where the head's values go.
@@ -1076,14 +1088,14 @@ impl<'c> Session<'c> {
     /// The children's offsets and their total for a level whose generator is the row of
     /// captured rows that the first generator's element selects (`Level::rows_of`), when its
     /// parents are that generator's positions from 0, an integer range from 0 (the elements are
-    /// the rows' indices) within the rows: the rows' own offsets, copied within the device, and
-    /// the total read from the host's, with no size kernel, scan or wait. `None` otherwise:
+    /// the rows' indices) within the rows: the rows' own offsets, read where the captures hold
+    /// them, and the total read from the host's, with no size kernel, scan, copy or wait. `None` otherwise:
     /// the size kernel and the scan compute them (and fault for a row past the end).
     fn row_offsets(
         &mut self,
         level: &Level,
         parents: &Parents<'_, 'c>,
-    ) -> Result<Option<(Mem<'c>, u64)>, DeviceFailure> {
+    ) -> Result<Option<(Offsets<'c>, u64)>, DeviceFailure> {
         let (Some(k), Parents::Rows { count, first: Some(0), .. }) = (level.rows_of, parents)
         else {
             return Ok(None);
@@ -1099,12 +1111,7 @@ impl<'c> Session<'c> {
             return Ok(None);
         };
         let total = u64::from_le_bytes(total.try_into().expect("8 bytes"));
-        let offsets = self.alloc(entries as u64 * 8)?;
-        let caps = &self.caps.as_ref().expect("uploaded").buf;
-        self.queue.copy(caps, at, &offsets.buf, 0, entries * 8)?;
-        // A copy within the device: read once and written once there.
-        self.count_dram("the rows' offsets", 16 * entries as u64);
-        Ok(Some((offsets, total)))
+        Ok(Some((Offsets::Captured(at), total)))
     }
 
     /// Bytes per value of class `class` (all its components).
@@ -1200,7 +1207,7 @@ impl<'c> Session<'c> {
                         None => self.sizes(level, *count, *cap, columns)?,
                     };
                     let (offsets, total) = self.scan(sizes, *count)?;
-                    (total, 0, Some(offsets), *count, None)
+                    (total, 0, Some(Offsets::Own(offsets)), *count, None)
                 }
             }
         };
@@ -1208,6 +1215,17 @@ impl<'c> Session<'c> {
             Parents::Root => (0, &[][..], None),
             Parents::Rows { cap, columns, group, .. } => (*cap, *columns, *group),
         };
+        // The first level of a nested reduction sets its contexts' results: a context without
+        // a position gets the identity from the level's kernel when the level is the last (it
+        // reduces by parent, and the work-item stepping past an empty parent writes it), else
+        // from a launch that sets every result first — and when there is no position at all.
+        if let (0, Sink::Segmented { result, reduction, .. }) = (k, &*sink) {
+            let by_kernel =
+                last && comp.nested.is_empty() && matches!(comp.terminal, Terminal::Reduce { .. });
+            if !by_kernel || total == 0 {
+                self.fill_identity(*reduction, result, parent_count)?;
+            }
+        }
         let nested_comp =
             matches!(sink, Sink::Segmented { .. } | Sink::Rows(_)) || in_group.is_some();
         // What the level kernel reads: a parent's columns (its group, and its offset when the
@@ -1399,7 +1417,16 @@ impl<'c> Session<'c> {
                 args.push(Arg::U64(count));
                 args.push(Arg::U64(fanout));
                 args.push(Arg::U64(parent_count));
-                args.push(Arg::Buffer(offsets.as_ref().map_or(dummy, |o| &o.buf)));
+                let caps = &session.caps.as_ref().expect("uploaded").buf;
+                args.push(Arg::Buffer(match &offsets {
+                    Some(Offsets::Own(mem)) => &mem.buf,
+                    Some(Offsets::Captured(_)) => caps,
+                    None => dummy,
+                }));
+                args.push(Arg::U64(match offsets {
+                    Some(Offsets::Captured(at)) => at as u64 / 8,
+                    _ => 0,
+                }));
                 args.push(Arg::U64(in_cap));
                 for &v in level.inputs {
                     args.push(Arg::Buffer(&input(in_columns, v).mem.buf));
@@ -1964,19 +1991,13 @@ impl<'c> Session<'c> {
     fn carry(&mut self, r: u32) -> Result<Carry<'c>, DeviceFailure> {
         let acc = self.plan.reductions[r as usize].acc;
         let groups = [self.alloc(8)?, self.alloc(8)?];
-        self.launch(
-            true,
-            "pc_fill_u64",
-            1,
-            8,
-            &[Arg::Buffer(&groups[0].buf), Arg::U64(1), Arg::U64(u64::MAX)],
-        )?;
         let values = [self.column(acc, 1)?, self.column(acc, 1)?];
-        self.fill_identity(r, &values[0], 1)?;
-        Ok(Carry { groups, values, current: 0 })
+        Ok(Carry { groups, values, current: 0, fresh: true })
     }
 
-    /// Reduces the values of one chunk by group into `result`, continuing `carry`.
+    /// Reduces the values of one chunk by group into `result`, continuing `carry`: in one
+    /// launch when they fit in one tile (`_segone`), else in three (the tiles' aggregates, their
+    /// prefixes from the carry, every position's value).
     fn segmented(
         &mut self,
         r: u32,
@@ -1987,10 +2008,43 @@ impl<'c> Session<'c> {
         carry: &mut Carry<'c>,
     ) -> Result<(), DeviceFailure> {
         let info = self.plan.reductions[r as usize];
+        let acc_bytes = self.class_bytes(info.acc);
+        let (now, next) = (carry.current, 1 - carry.current);
+        if count <= TILE {
+            // One work-group reads the values and their groups (a second time from its
+            // cache) and writes the results (at most one per position).
+            let kernel = format!("{}_segone", info.name);
+            let args = [
+                Arg::Buffer(&self.fault.as_ref().expect("uploaded").buf),
+                Arg::Buffer(&self.caps.as_ref().expect("uploaded").buf),
+                Arg::U64(count),
+                Arg::Buffer(&values.mem.buf),
+                Arg::U64(values.cap),
+                Arg::Buffer(&group.buf),
+                Arg::U32(u32::from(carry.fresh)),
+                Arg::Buffer(&carry.groups[now].buf),
+                Arg::Buffer(&carry.values[now].mem.buf),
+                Arg::U64(result.cap),
+                Arg::Buffer(&result.mem.buf),
+                Arg::Buffer(&carry.groups[next].buf),
+                Arg::Buffer(&carry.values[next].mem.buf),
+            ];
+            self.queue.launch(&*self.program, &kernel, GROUP as u64, GROUP, &args)?;
+            self.count_launch(&kernel, count * (2 * acc_bytes + 8));
+            (carry.current, carry.fresh) = (next, false);
+            return Ok(());
+        }
+        if carry.fresh {
+            // The carry of no group: a group no position has, and the identity.
+            let groups = &carry.groups[now];
+            let args = [Arg::Buffer(&groups.buf), Arg::U64(1), Arg::U64(u64::MAX)];
+            self.launch(true, "pc_fill_u64", 1, 8, &args)?;
+            self.fill_identity(r, &carry.values[now], 1)?;
+            carry.fresh = false;
+        }
         let tiles = count.div_ceil(TILE);
         let agg_flags = self.alloc(tiles * 8)?;
         let agg_vals = self.column(info.acc, tiles)?;
-        let (now, next) = (carry.current, 1 - carry.current);
         let fault = &self.fault.as_ref().expect("uploaded").buf;
         let caps = &self.caps.as_ref().expect("uploaded").buf;
         let program = &*self.program;
@@ -2049,7 +2103,6 @@ impl<'c> Session<'c> {
         )?;
         // Tiles and apply each read the values and their groups; apply writes the results
         // (at most one per position).
-        let acc_bytes = self.class_bytes(info.acc);
         self.count_launch(&format!("{}_segtiles", info.name), count * (acc_bytes + 8));
         self.count_launch(&format!("{}_segcarries", info.name), tiles * (acc_bytes + 8) * 2);
         self.count_launch(&format!("{}_segapply", info.name), count * (2 * acc_bytes + 8));
@@ -2096,8 +2149,8 @@ impl<'c> Session<'c> {
                 return Err(DeviceFailure::cannot("a nested `par!` runs on the CPU"));
             };
             let acc = self.plan.reductions[reduction as usize].acc;
+            // Its results are set to the identity by its first level (see `Session::level`).
             let result = self.column(acc, *cap)?;
-            self.fill_identity(reduction, &result, *count)?;
             let mut carry = self.carry(reduction)?;
             let mut inner_sink = Sink::Segmented { result: &result, carry: &mut carry, reduction };
             self.level(nested.comp, 0, &inner, &mut inner_sink)?;

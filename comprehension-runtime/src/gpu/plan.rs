@@ -19,7 +19,8 @@
 //! and the first generator (an integer range's first element, or its elements' columns). Then:
 //!
 //! - a level kernel (`Level::kernel`): `pc_u64 pc_j0, pc_u64 pc_count, pc_u64 pc_fanout,
-//!   pc_u64 pc_parents, const pc_u64* pc_offsets, pc_u64 pc_in_cap, const pc_u8* pc_in_V...
+//!   pc_u64 pc_parents, const pc_u64* pc_offsets, pc_u64 pc_offsets_at, pc_u64 pc_in_cap,
+//!   const pc_u8* pc_in_V...
 //!   (one per `Level::inputs`), const pc_u64* pc_in_group (the parents' groups below the first
 //!   level of a nested comprehension; at its first level a position's group is its parent's
 //!   index, and the kernel reads no column), pc_u64 pc_out_cap, pc_u8* pc_out_V...
@@ -28,8 +29,9 @@
 //!   pc_u64 pc_staging_cap, pc_u64 pc_staging_stride`: it runs positions `pc_j0 .. pc_j0 +
 //!   pc_count` of its level, position `j` being child `j - pc_offsets[p]` of parent `p` (found
 //!   among the `pc_parents` by the searches of `kernels/search.h`), or of `j / pc_fanout` when
-//!   `pc_fanout` is not 0; `pc_rows_direct` is 1 when `pc_offsets` are the offsets of the rows
-//!   the level's generator reads (`Level::rows_of`, taken as they are), so that position `j` is
+//!   `pc_fanout` is not 0 (the offsets start `pc_offsets_at` words into their buffer);
+//!   `pc_rows_direct` is 1 when `pc_offsets` are the offsets of the rows the level's generator
+//!   reads (`Level::rows_of`, read in place in the captures' buffer), so that position `j` is
 //!   element `j` of their values;
 //! - a size kernel (`Level::size_kernel`): `pc_u64 pc_count, pc_u64 pc_in_cap, const pc_u8*
 //!   pc_in_V..., pc_u64* pc_sizes`: the number of children of each parent;

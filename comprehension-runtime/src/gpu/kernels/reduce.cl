@@ -15,6 +15,7 @@
  *   like the sizes' scan; the chunk continues the last group of the previous chunk through a
  *   carry (its group and its value so far), so a group split across chunks or tiles is reduced
  *   in order, whole. The last position of a group in the chunk writes the group's result;
+ * - PC_RED_segone: the three phases in one work-group, for a chunk of at most one tile;
  * - PC_RED_segscanout: phase 3 of a segmented scan, every position writing its prefix (for the
  *   `parcomp::segmented` API);
  * - PC_RED_segtile: the end of a nested reduction's level kernel: its tile reduced per group in
@@ -286,6 +287,48 @@ PC_KERNEL void PC_R_(_segapply)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_c
       PC_STORE(PC_RED_C)(next_val, 1, 0, rv);
     }
   }
+}
+
+/* All three phases in one work-group, for a chunk of at most one tile (a nested reduction's
+ * summaries, two entries per tile of its level kernel, usually are): every work-item's (flag,
+ * value) aggregate scanned in local memory, then every position's value from the carry and the
+ * work-items before, as _segapply computes it. With `fresh` the chunk is the run's first, and
+ * the carry is no group's identity (no launch sets it). */
+PC_KERNEL void PC_R_(_segone)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps, pc_u64 n,
+                              PC_GLOBAL const pc_u8 *vals, pc_u64 vals_cap,
+                              PC_GLOBAL const pc_u64 *groups, pc_u32 fresh,
+                              PC_GLOBAL const pc_u64 *carry_group,
+                              PC_GLOBAL const pc_u8 *carry_val, pc_u64 res_cap,
+                              PC_GLOBAL pc_u8 *res, PC_GLOBAL pc_u64 *next_group,
+                              PC_GLOBAL pc_u8 *next_val) {
+  PC_LOCAL_ARRAY(PC_R_T, scratch, PC_WG);
+  PC_LOCAL_ARRAY(pc_bool, flags, PC_WG);
+  pc_u32 t = PC_LOCAL_ID();
+  pc_u64 first = (pc_u64)t * PC_ITEMS;
+  /* Whether position j starts a group (for j = 0: a group other than the carry's). */
+#define PC_R_STARTS(j) \
+  ((pc_bool)((j) == 0 ? fresh || groups[0] != carry_group[0] : groups[j] != groups[(j) - 1]))
+  pc_bool f = 0;
+  PC_R_T v = PC_R_(_identity)(pc_fault, pc_caps);
+  for (pc_u32 k = 0; k < PC_ITEMS; k++) {
+    pc_u64 j = first + k;
+    if (j < n) PC_R_(_seg)(pc_fault, pc_caps, &f, &v, PC_R_STARTS(j), PC_LOAD(PC_RED_C)(vals, vals_cap, j));
+  }
+  PC_R_(_segscan)(pc_fault, pc_caps, flags, scratch, f, v);
+  pc_bool rf = 1;
+  PC_R_T rv = fresh ? PC_R_(_identity)(pc_fault, pc_caps) : PC_LOAD(PC_RED_C)(carry_val, 1, 0);
+  if (t > 0) PC_R_(_seg)(pc_fault, pc_caps, &rf, &rv, flags[t - 1], scratch[t - 1]);
+  for (pc_u32 k = 0; k < PC_ITEMS; k++) {
+    pc_u64 j = first + k;
+    if (j >= n) break;
+    PC_R_(_seg)(pc_fault, pc_caps, &rf, &rv, PC_R_STARTS(j), PC_LOAD(PC_RED_C)(vals, vals_cap, j));
+    if (j + 1 == n || groups[j + 1] != groups[j]) PC_STORE(PC_RED_C)(res, res_cap, groups[j], rv);
+    if (j + 1 == n) {
+      next_group[0] = groups[j];
+      PC_STORE(PC_RED_C)(next_val, 1, 0, rv);
+    }
+  }
+#undef PC_R_STARTS
 }
 
 /* Phase 3 of a scan (the segmented API's scans): like _segapply, but every position writes

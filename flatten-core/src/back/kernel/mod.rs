@@ -662,6 +662,8 @@ impl KernelWriter<'_> {
             || (!root
                 && !level_filters(level)
                 && !matches!(head, Some(Delivery::Reduce(_) | Delivery::Segmented(_))));
+        // The offsets start `pc_offsets_at` words into their buffer (the rows' own, read where
+        // the captures hold them, when `pc_rows_direct`).
         let body = if two_forms {
             let cpu = self.level_body(args, true);
             let gpu = self.level_body(args, false);
@@ -671,7 +673,7 @@ impl KernelWriter<'_> {
         };
         let _ = writeln!(
             self.kernels,
-            "/* `{}` and the qualifiers after it */\nPC_KERNEL void {name}({COMMON}, pc_u64 pc_j0, pc_u64 pc_count, pc_u64 pc_fanout, pc_u64 pc_parents, PC_GLOBAL const pc_u64* pc_offsets, pc_u64 pc_in_cap{in_params}, PC_GLOBAL const pc_u64* pc_in_group, pc_u64 pc_out_cap{out_params}, PC_GLOBAL pc_u64* pc_out_group, pc_u64 pc_res_cap, PC_GLOBAL pc_u8* pc_res, PC_GLOBAL pc_u64* pc_places, pc_u32 pc_phase, pc_u32 pc_rows_direct, PC_GLOBAL pc_u8* pc_staging, pc_u64 pc_staging_cap, pc_u64 pc_staging_stride, pc_u64 pc_staging_limit, PC_GLOBAL pc_u64* pc_sizes) {{\n{body}}}\n",
+            "/* `{}` and the qualifiers after it */\nPC_KERNEL void {name}({COMMON}, pc_u64 pc_j0, pc_u64 pc_count, pc_u64 pc_fanout, pc_u64 pc_parents, PC_GLOBAL const pc_u64* pc_offsets, pc_u64 pc_offsets_at, pc_u64 pc_in_cap{in_params}, PC_GLOBAL const pc_u64* pc_in_group, pc_u64 pc_out_cap{out_params}, PC_GLOBAL pc_u64* pc_out_group, pc_u64 pc_res_cap, PC_GLOBAL pc_u8* pc_res, PC_GLOBAL pc_u64* pc_places, pc_u32 pc_phase, pc_u32 pc_rows_direct, PC_GLOBAL pc_u8* pc_staging, pc_u64 pc_staging_cap, pc_u64 pc_staging_stride, pc_u64 pc_staging_limit, PC_GLOBAL pc_u64* pc_sizes) {{\n  pc_offsets += pc_offsets_at;\n{body}}}\n",
             level.generator.text.replace("*/", "* /"),
         );
     }
@@ -787,6 +789,9 @@ impl KernelWriter<'_> {
                 body.line("if (!pc_fanout) pc_tile_span(pc_offsets, pc_parents, pc_j0, pc_count, PC_GROUP_ID() * PC_WG, PC_WG, pc_span);");
             }
         }
+        // How the level's kernel gives an empty parent `pc_e` the identity, where it does (see
+        // the coarse runs).
+        let mut empty_rows: Option<String> = None;
         let mut work = match (reduce, segmented) {
             (Some(r), _) => {
                 let (each, work) = self.reduce_tile_begin(r, (!root, cpu_shapes), &mut body);
@@ -817,7 +822,16 @@ impl KernelWriter<'_> {
                 // the next parent, the parent's inputs and the change of group are decided once
                 // per run, and a run's positions are a loop of the body and the operator alone
                 // (the sparse matrix × vector's rows: a few loads and a multiply-add each).
-                let mut run = coarse_runs(&mut body);
+                // The first level of a nested comprehension reduces by parent: a parent with no
+                // position (an empty row) gets the identity from the work-item that steps past
+                // it — no launch sets every result to the identity first.
+                empty_rows = (group == "pc_p").then(|| {
+                    format!(
+                        "{}(pc_res, pc_res_cap, pc_e, pc_r{r}_identity(pc_fault, pc_caps))",
+                        types::store(self.reductions[r as usize].acc)
+                    )
+                });
+                let mut run = coarse_runs(&mut body, empty_rows.as_deref());
                 if !root {
                     self.load_inputs(inputs, "pc_p", &mut run);
                 }
@@ -1113,6 +1127,14 @@ impl KernelWriter<'_> {
                 body.line("    }");
                 body.line("    pc_k += pc_run;");
                 body.line("  }");
+                if let Some(identity) = &empty_rows {
+                    // The level's last position: the parents after its own are empty.
+                    body.line("  if (!pc_fanout && pc_j == pc_offsets[pc_parents]) {");
+                    body.line(format!(
+                        "    for (pc_u64 pc_e = pc_p + 1u; pc_e < pc_parents; pc_e++) {identity};"
+                    ));
+                    body.line("  }");
+                }
                 body.line("}");
                 let store = types::store(self.reductions[r as usize].acc);
                 // The heads to the work-items before them: one that continues the previous
@@ -1593,7 +1615,7 @@ fn close_coarse_rows(body: &mut Body) {
 /// runs, each the positions of one parent (`pc_run` of them from `pc_j`, child `pc_i` of
 /// `pc_p`, after `pc_k` of the work-item's): opens the bounds check and the loop over runs, and
 /// returns the run's body, in which the caller opens the loop over the run's positions.
-fn coarse_runs(body: &mut Body) -> Body {
+fn coarse_runs(body: &mut Body, empty_rows: Option<&str>) -> Body {
     body.line("pc_u64 pc_tile0 = (pc_u64)PC_GROUP_ID() * PC_WG * PC_LEVEL_ITEMS;");
     body.line("PC_LOCAL_ARRAY(pc_u64, pc_firsts, PC_WG);");
     body.line("pc_bool pc_merged = (pc_bool)(!pc_fanout && pc_tile0 < pc_count && pc_span[1] - pc_span[0] < PC_MERGE_SPAN);");
@@ -1605,6 +1627,13 @@ fn coarse_runs(body: &mut Body) -> Body {
     items.line("pc_u64 pc_p = pc_fanout ? pc_parent_of_regular(pc_j, pc_fanout) : pc_merged ? pc_firsts[PC_LOCAL_ID()] : pc_segment_in(pc_offsets, pc_span[0], pc_span[1], pc_j);");
     items.line("pc_u64 pc_i = pc_j - (pc_fanout ? pc_p * pc_fanout : pc_offsets[pc_p]);");
     items.line("pc_u32 pc_items = pc_count - pc_t < PC_LEVEL_ITEMS ? (pc_u32)(pc_count - pc_t) : PC_LEVEL_ITEMS;");
+    if let Some(identity) = empty_rows {
+        // `identity` writes the result of row `pc_e`. An empty row belongs to the work-item
+        // holding the position it would start at (so to exactly one; those after the level's
+        // last position, to the work-item holding it): here the rows before the first parent
+        // that start at the first position.
+        items.line(format!("if (!pc_fanout) for (pc_u64 pc_e = pc_p; pc_e-- > 0u && pc_offsets[pc_e] == pc_j;) {identity};"));
+    }
     // Each run but the first starts where the previous parent's children end: at the next
     // parent's first child, or — past empty parents — a later one's, searched for from the
     // next parent on (so a run of empty parents costs one search, not a step each). A run
@@ -1617,7 +1646,17 @@ fn coarse_runs(body: &mut Body) -> Body {
     run.line("    pc_p++;");
     run.line("  } else {");
     run.line("    pc_p++;");
-    run.line("    if (pc_j >= pc_offsets[pc_p + 1]) pc_p = pc_segment_in(pc_offsets, pc_p + 1, pc_span[1], pc_j);");
+    match empty_rows {
+        Some(identity) => {
+            // The empty parents stepped past, each given the identity.
+            run.line("    if (pc_j >= pc_offsets[pc_p + 1]) {");
+            run.line("      pc_u64 pc_e = pc_p;");
+            run.line("      pc_p = pc_segment_in(pc_offsets, pc_p + 1, pc_span[1], pc_j);");
+            run.line(format!("      for (; pc_e < pc_p; pc_e++) {identity};"));
+            run.line("    }");
+        }
+        None => run.line("    if (pc_j >= pc_offsets[pc_p + 1]) pc_p = pc_segment_in(pc_offsets, pc_p + 1, pc_span[1], pc_j);"),
+    }
     run.line("    pc_i = pc_j - pc_offsets[pc_p];");
     run.line("  }");
     run.line("}");
