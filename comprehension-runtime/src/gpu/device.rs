@@ -283,6 +283,19 @@ pub trait Device: Send + Sync {
     fn alloc(&self, bytes: usize) -> Result<Buffer, DeviceError>;
     /// A queue of its own for one run (taken from a pool; returned when dropped).
     fn queue(&self) -> Result<Box<dyn Queue + '_>, DeviceError>;
+    /// A buffer over `len` bytes of the host's memory at `data`, which kernels read where they
+    /// lie, on a device whose memory is the host's (a CPU device, an integrated GPU): a
+    /// caller's slice read in place, with no copy. `None` where the device reads only memory
+    /// of its own (then the bytes are copied in).
+    ///
+    /// # Safety
+    ///
+    /// `data..data + len` must stay valid and unchanged while the buffer lives and kernels
+    /// queued to read it run; the buffer is only ever read.
+    unsafe fn wrap(&self, data: *const u8, len: usize) -> Result<Option<Buffer>, DeviceError> {
+        let _ = (data, len);
+        Ok(None)
+    }
     /// Bytes of device memory free now, where the API tells it (CUDA); else `None`.
     fn free_memory(&self) -> Option<u64> {
         None

@@ -67,6 +67,10 @@ pub struct RunStats {
     pub copies_in: u64,
     /// Copies from the device.
     pub copies_out: u64,
+    /// Bytes of the caller's memory the device read where they lie, neither copied nor
+    /// converted: a primitive slice as the first generator, on a device whose memory is the
+    /// host's (a CPU device such as PoCL).
+    pub bytes_in_place: u64,
     /// Bytes the host converted element by element on their way to or from the device
     /// (splitting tuples into columns, assembling tuple results); a primitive slice copied as
     /// it is, or a primitive result read into the output's memory, converts nothing.
@@ -146,10 +150,13 @@ pub(crate) fn record_stats(stats: RunStats) {
     LAST_STATS.with(|s| *s.borrow_mut() = Some(stats));
 }
 
-/// Device memory a run reads: its own, or values kept on the device by their owner.
+/// Device memory a run reads: its own, values kept on the device by their owner, or the
+/// caller's memory read in place ([`Device::wrap`]: released with the session, after its
+/// queue finished, and never given to the arena).
 enum Held<'c> {
     Own(Mem<'c>),
     Resident(&'c Buffer),
+    InPlace(Buffer),
 }
 
 impl Held<'_> {
@@ -157,6 +164,7 @@ impl Held<'_> {
         match self {
             Held::Own(mem) => &mem.buf,
             Held::Resident(buffer) => buffer,
+            Held::InPlace(buffer) => buffer,
         }
     }
 }
@@ -455,8 +463,10 @@ const PARTIAL_SLOTS: u64 = 256;
 /// One run of a comprehension's device plan.
 pub(crate) struct Session<'c> {
     // The queue comes first: fields drop in order, so the queue is finished (dropping it
-    // waits) before `hold` frees host bytes a queued copy may read.
+    // waits) before `hold` frees host bytes a queued copy may read, and before the caller's
+    // memory a kernel reads in place is released (`root`).
     queue: Box<dyn Queue + 'c>,
+    device: &'c dyn Device,
     /// Host bytes queued copies read (inputs converted on the host), kept until the queue
     /// finished.
     hold: Vec<Vec<u8>>,
@@ -538,6 +548,7 @@ impl<'c> Session<'c> {
         let filter_items = filter_items(&types, cpu_shapes);
         Ok(Session {
             queue,
+            device,
             hold: Vec::new(),
             row_offsets: Vec::new(),
             scratch,
@@ -980,13 +991,29 @@ impl<'c> Session<'c> {
                                 e.value(i, w.at(i));
                             }
                         });
-                        let mem = self.alloc(layout.bytes as u64)?;
-                        if self.lane && len as u64 > self.chunk {
-                            self.root_pieces = self.root_by_pieces(&mem, column, &layout)?;
-                        } else {
-                            self.put_column(&mem, 0, column)?;
+                        let by_pieces = self.lane && len as u64 > self.chunk;
+                        if let (Upload::Bytes(ColumnBytes::Borrowed(raw)), false) =
+                            (&column, by_pieces)
+                        {
+                            // SAFETY: the caller's elements, borrowed for 'c, longer than the
+                            // session, which releases the buffer after its queue finished; no
+                            // kernel writes the first generator.
+                            if let Some(buffer) =
+                                unsafe { self.device.wrap(raw.as_ptr(), raw.len()) }?
+                            {
+                                self.stats.bytes_in_place += raw.len() as u64;
+                                self.root = Some(Held::InPlace(buffer));
+                            }
                         }
-                        self.root = Some(Held::Own(mem));
+                        if self.root.is_none() {
+                            let mem = self.alloc(layout.bytes as u64)?;
+                            if by_pieces {
+                                self.root_pieces = self.root_by_pieces(&mem, column, &layout)?;
+                            } else {
+                                self.put_column(&mem, 0, column)?;
+                            }
+                            self.root = Some(Held::Own(mem));
+                        }
                     }
                 }
                 self.root_len = len as u64;

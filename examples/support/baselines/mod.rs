@@ -335,7 +335,7 @@ fn table(backend: Backend, reps: usize, lines: &[Line]) -> String {
         out,
         "| workload | size | parcomp end to end | hand-written end to end | ratio | parcomp \
          device-only | hand-written device-only | ratio | hand-written kernels only | parcomp \
-         launches / host waits / allocations | parcomp bytes in / converted / staged | parcomp modelled \
+         launches / host waits / allocations | parcomp bytes in / read in place / converted / staged | parcomp modelled \
          DRAM / minimum | hand-written launches / host waits / allocations |"
     );
     let _ = writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
@@ -349,8 +349,9 @@ fn table(backend: Backend, reps: usize, lines: &[Line]) -> String {
                 fmt_duration(l.parcomp_run),
                 format!("{} / {} / {}", s.launches, s.host_waits, s.allocations),
                 format!(
-                    "{} / {} / {}",
+                    "{} / {} / {} / {}",
                     fmt_bytes(s.bytes_in),
+                    fmt_bytes(s.bytes_in_place),
                     fmt_bytes(s.bytes_converted),
                     fmt_bytes(s.bytes_staged)
                 ),

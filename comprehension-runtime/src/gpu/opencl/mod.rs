@@ -19,7 +19,7 @@ use opencl3::device::{
 use opencl3::kernel::Kernel;
 use opencl3::memory::{
     Buffer as ClBuffer, ClMem, CL_MAP_READ, CL_MAP_WRITE, CL_MAP_WRITE_INVALIDATE_REGION,
-    CL_MEM_ALLOC_HOST_PTR, CL_MEM_READ_WRITE,
+    CL_MEM_ALLOC_HOST_PTR, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE, CL_MEM_USE_HOST_PTR,
 };
 use opencl3::platform::get_platforms;
 use opencl3::program::Program as ClProgram;
@@ -46,6 +46,10 @@ pub(crate) struct OpenClDevice {
     /// Whether a run's queue has a copy lane, a second queue for the copies beside its kernels
     /// (`staging::lane_chosen`): on a device whose memory is not the host's.
     lane: bool,
+    /// Whether kernels read the host's memory in place ([`Device::wrap`]): on a device whose
+    /// memory is the host's, unless its copies are staged (`PARCOMP_DEVICE_STAGING`, which
+    /// gives it a GPU's copy path).
+    in_place: bool,
 }
 
 /// A queue of the pool, with its staging once a run made it, and its lane's. (The staging is
@@ -187,7 +191,9 @@ impl OpenClDevice {
         let unified = info.is_cpu || device.host_unified_memory().unwrap_or(false);
         let staging = Staging::chosen(!unified);
         let lane = lane_chosen(!unified);
-        Ok(OpenClDevice { info, id, context, queue, queues: Mutex::default(), staging, lane })
+        let in_place = unified && staging.is_none();
+        let queues = Mutex::default();
+        Ok(OpenClDevice { info, id, context, queue, queues, staging, lane, in_place })
     }
 }
 
@@ -295,6 +301,25 @@ impl Device for OpenClDevice {
     fn queue(&self) -> Result<Box<dyn Queue + '_>, DeviceError> {
         let pooled = self.queues.lock().unwrap_or_else(|p| p.into_inner()).pop();
         Ok(Box::new(self.run_queue(pooled, self.lane)?))
+    }
+
+    unsafe fn wrap(&self, data: *const u8, len: usize) -> Result<Option<Buffer>, DeviceError> {
+        if !self.in_place || len == 0 {
+            return Ok(None);
+        }
+        // SAFETY: `CL_MEM_USE_HOST_PTR` over the caller's `len` bytes, which it keeps valid and
+        // unchanged while the buffer lives and kernels read it (`wrap`'s contract); the buffer
+        // is read-only, so neither the device nor OpenCL writes them.
+        let buffer = unsafe {
+            ClBuffer::<u8>::create(
+                &self.context,
+                CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR,
+                len,
+                data.cast_mut().cast::<c_void>(),
+            )
+        }
+        .map_err(|e| api(DeviceErrorKind::Alloc, "clCreateBuffer (CL_MEM_USE_HOST_PTR)", e))?;
+        Ok(Some(Buffer { raw: Box::new(ClMemOf(buffer)), bytes: len }))
     }
 
     fn write(&self, buffer: &Buffer, offset: usize, data: &[u8]) -> Result<(), DeviceError> {
