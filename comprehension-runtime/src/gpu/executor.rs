@@ -998,9 +998,8 @@ impl<'c> Session<'c> {
                             // SAFETY: the caller's elements, borrowed for 'c, longer than the
                             // session, which releases the buffer after its queue finished; no
                             // kernel writes the first generator.
-                            if let Some(buffer) =
-                                unsafe { self.device.wrap(raw.as_ptr(), raw.len()) }?
-                            {
+                            let wrapped = unsafe { self.device.wrap(raw.as_ptr(), raw.len()) }?;
+                            if let Some(buffer) = wrapped {
                                 self.stats.bytes_in_place += raw.len() as u64;
                                 self.root = Some(Held::InPlace(buffer));
                             }
