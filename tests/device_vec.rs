@@ -60,7 +60,7 @@ fn repeated_runs_over_a_device_vec_copy_nothing_in() {
         let max = parcomp::par_max![x | x <- &next];
         assert_eq!(max, Some(200_000));
         assert_eq!(parcomp::gpu_stats().unwrap().copies_in, 0);
-        // A captured DeviceVec is copied within the device, not from the host.
+        // A captured DeviceVec is read where it lies, not copied from the host.
         let picked = par![next[i as usize] | i <- 0..1000u32];
         assert_eq!(picked, (1..=1000).collect::<Vec<u32>>());
         let stats = parcomp::gpu_stats().expect("it ran on the device");
@@ -129,9 +129,48 @@ fn rows_kept_on_the_device() {
         assert_eq!(dm.device(), Some(Backend::OpenCl));
         let y = par![par_sum![v * x[c as usize] | (c, v) <- dm.row(i)] | i <- 0..dm.len()];
         let stats = parcomp::gpu_stats().unwrap();
-        // The header and the captured `dm.len()`: the rows and `x` are copied within the device.
+        // The header and the captured `dm.len()`: the rows and `x` are read where they lie.
         assert_eq!(stats.copies_in, 1, "{stats:?}");
         assert!(stats.bytes_in < 200, "{stats:?}");
         assert_eq!(y.len(), 3000);
     });
+}
+
+#[test]
+fn captures_of_every_kind_side_by_side() {
+    // A scalar; a primitive slice and an array of rows of primitives, read where they lie on a
+    // device whose memory is the host's (PoCL); a slice of pairs and an array of rows of pairs,
+    // split into columns in the captures' buffer; a `DeviceVec` and a `DeviceJagged`, read
+    // where the device keeps them. Each collection's place in the header is counted from the
+    // start of its own buffer: a mix-up reads another capture's bytes.
+    let k = 3u64;
+    let prim: Vec<u64> = (0..500).map(|i| i * 7 % 101).collect();
+    let pairs: Vec<(u32, i64)> = (0..500).map(|i| (i * 3 % 500, -i64::from(i))).collect();
+    let rows = parcomp::Jagged::from(
+        (0..200u64).map(|r| (0..r % 7).map(|c| r * 10 + c).collect()).collect::<Vec<Vec<u64>>>(),
+    );
+    let pair_rows = parcomp::Jagged::from(
+        (0..200u32)
+            .map(|r| (0..r % 5).map(|c| ((r + c) % 500, i64::from(r) - 7)).collect())
+            .collect::<Vec<Vec<(u32, i64)>>>(),
+    );
+    let kept_rows = parcomp::Jagged::from(
+        (0..200u64).map(|r| (0..r % 3).map(|c| r ^ c).collect()).collect::<Vec<Vec<u64>>>(),
+    );
+    let run = || {
+        let dv = DeviceVec::from_slice(&prim);
+        let dj = parcomp::DeviceJagged::from_jagged(&kept_rows);
+        par![
+            par_sum![v + prim[(v % 500) as usize] * k + dv[(v * 3 % 500) as usize] | v <- rows.row(r)]
+                + par_sum![u64::from(c) * k + pairs[c as usize].0 as u64 + (w * w) as u64 | (c, w) <- pair_rows.row(r)]
+                + par_sum![w * 2 | w <- dj.row(r)]
+            | r <- 0..rows.len()
+        ]
+    };
+    let want = with_backend(Backend::Sequential, run);
+    assert_eq!(want.len(), 200);
+    assert_eq!(with_backend(Backend::Rayon, run), want);
+    if let Some(got) = on_device(run) {
+        assert_eq!(got, want);
+    }
 }

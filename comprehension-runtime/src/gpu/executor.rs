@@ -169,6 +169,30 @@ impl Held<'_> {
     }
 }
 
+/// Where a captured collection's values, or an array of rows' offsets, lie for the kernels (a
+/// buffer of `PC_CAPS`, `kernels/captures.h`).
+#[derive(Clone, Copy, Debug)]
+enum CapBuf<'c> {
+    /// Copied from the host into the captures' buffer.
+    Caps,
+    /// Kept on the device by its owner (a `DeviceVec`, a `DeviceJagged`).
+    Resident(&'c Buffer),
+    /// The caller's memory, read in place: the session's `in_place` buffer at this index.
+    InPlace(usize),
+}
+
+/// Where a captured array of rows keeps its offsets, and the offsets on the host.
+#[derive(Clone, Copy)]
+struct RowOffsets<'c> {
+    /// Their buffer: `cap_bufs[buffer]`.
+    buffer: usize,
+    /// Their byte offset in it.
+    at: usize,
+    rows: usize,
+    /// As the device reads them.
+    host: &'c [u8],
+}
+
 /// A column of values of one class, with room for `cap` of them.
 pub(crate) struct Column<'c> {
     pub(crate) mem: Mem<'c>,
@@ -187,9 +211,9 @@ impl Column<'_> {
 enum Offsets<'c> {
     /// The scan of the parents' sizes.
     Own(Mem<'c>),
-    /// The offsets of the rows the level reads (`Level::rows_of`), where the captures' buffer
-    /// holds them, this many bytes into it (8-aligned).
-    Captured(usize),
+    /// The offsets of the rows the level reads (`Level::rows_of`), where the captures hold them:
+    /// the buffer `cap_bufs[buffer]`, `at` bytes into it (8-aligned).
+    Captured { buffer: usize, at: usize },
 }
 
 /// The contexts a level's positions are children of.
@@ -466,6 +490,8 @@ pub(crate) struct Session<'c> {
     // waits) before `hold` frees host bytes a queued copy may read, and before the caller's
     // memory a kernel reads in place is released (`root`).
     queue: Box<dyn Queue + 'c>,
+    /// The caller's memory the kernels read in place ([`CapBuf::InPlace`]).
+    in_place: Vec<Buffer>,
     device: &'c dyn Device,
     /// Host bytes queued copies read (inputs converted on the host), kept until the queue
     /// finished.
@@ -476,10 +502,12 @@ pub(crate) struct Session<'c> {
     pub(crate) plan: &'static DevicePlan,
     pub(crate) site: &'static Site,
     pub(crate) types: Vec<TypeDesc>,
-    /// Where each captured array of rows keeps its offsets in the captures' buffer, its number
-    /// of rows, and its offsets on the host as the device reads them (`None` for other
+    /// Where each captured array of rows keeps its offsets, by capture (`None` for other
     /// captures, and for rows whose offsets the host does not hold as `u64`s).
-    row_offsets: Vec<Option<(usize, usize, &'c [u8])>>,
+    row_offsets: Vec<Option<RowOffsets<'c>>>,
+    /// The buffers of the captured collections, after the captures' own, in the order of the
+    /// kernels' `PC_CAPS` (each slice's values, each array of rows' values and offsets).
+    cap_bufs: Vec<CapBuf<'c>>,
     /// The text of every fault site: the comprehension's, then its `#[par_fn]`s'.
     pub(crate) faults: Vec<String>,
     pub(crate) backend: Backend,
@@ -548,9 +576,11 @@ impl<'c> Session<'c> {
         let filter_items = filter_items(&types, cpu_shapes);
         Ok(Session {
             queue,
+            in_place: Vec::new(),
             device,
             hold: Vec::new(),
             row_offsets: Vec::new(),
+            cap_bufs: Vec::new(),
             scratch,
             program,
             generic,
@@ -625,6 +655,48 @@ impl<'c> Session<'c> {
         self.stats.bytes_converted += converted as u64;
         self.stats.copies_in += 1;
         self.stats.bytes_in += len as u64;
+    }
+
+    /// Where a captured collection's column (values, or rows' offsets) is read, its buffer
+    /// added to the captures' ([`CapBuf`]); returns the column's offset in that buffer. One kept
+    /// on the device (`Err`: its storage) is read there; the caller's bytes, where the device
+    /// reads the host's memory in place ([`Device::wrap`]), where they lie; anything else is
+    /// copied into the captures' buffer at `at` (queued in `columns`), which `at` passes.
+    fn capture_column(
+        &mut self,
+        column: Result<Upload<'c>, &'c Resident>,
+        at: &mut usize,
+        columns: &mut Vec<(usize, Upload<'c>)>,
+    ) -> Result<u64, DeviceFailure> {
+        let column = match column {
+            Err(resident) => {
+                self.stats.dram_minimum += resident.layout.bytes as u64;
+                self.cap_bufs.push(CapBuf::Resident(&resident.buffer));
+                return Ok(0);
+            }
+            Ok(column) => column,
+        };
+        if let Upload::Bytes(ColumnBytes::Borrowed(raw)) = &column {
+            // SAFETY: the caller's bytes, borrowed for 'c, longer than the session, which
+            // releases the buffer after its queue finished; no kernel writes a capture.
+            let wrapped = unsafe { self.device.wrap(raw.as_ptr(), raw.len()) }?;
+            if let Some(buffer) = wrapped {
+                self.stats.bytes_in_place += raw.len() as u64;
+                self.stats.dram_minimum += raw.len() as u64;
+                self.cap_bufs.push(CapBuf::InPlace(self.in_place.len()));
+                self.in_place.push(buffer);
+                return Ok(0);
+            }
+        }
+        let len = match &column {
+            Upload::Bytes(bytes) => bytes.bytes().len(),
+            Upload::Convert(len, _) => *len,
+        };
+        let offset = *at;
+        columns.push((offset, column));
+        *at += len;
+        self.cap_bufs.push(CapBuf::Caps);
+        Ok(offset as u64)
     }
 
     /// Puts a collection's column into `mem` at `offset`: its bytes copied in without waiting;
@@ -844,12 +916,14 @@ impl<'c> Session<'c> {
         let dummy = self.alloc(8)?;
         self.dummy = Some(dummy);
         // The captures: a header of four words each (where its data starts, its length, where
-        // a Jagged's offsets start, its number of values), then the data, each 8-aligned.
+        // a Jagged's offsets start, its number of values), then the scalars and the collections
+        // copied from the host, each 8-aligned; a collection kept on the device, or the caller's
+        // own on a device whose memory is the host's, is read where it lies, from a buffer of its
+        // own (`kernels/captures.h`), its offsets in the header from that buffer's start.
         let mut header = vec![0u64; 4 * captures.len()];
         let mut at = 32 * captures.len();
         let mut scalars: Vec<(usize, Vec<u8>)> = Vec::new();
         let mut columns: Vec<(usize, Upload<'c>)> = Vec::new();
-        let mut on_device: Vec<(usize, &'c Resident)> = Vec::new();
         for (k, &capture) in captures.iter().enumerate() {
             at = at.next_multiple_of(8);
             match capture {
@@ -865,20 +939,15 @@ impl<'c> Session<'c> {
                 HostData::Slice(s) => {
                     let len = s.len();
                     let layout = ColumnLayout::new(&s.desc(), len).ok_or_else(too_big)?;
-                    header[4 * k] = at as u64;
                     header[4 * k + 1] = len as u64;
-                    match s.resident(self.backend).filter(|r| r.layout == layout) {
-                        // Already on the device: copied within it, not from the host.
-                        Some(resident) => on_device.push((at, resident)),
-                        None => {
-                            let column =
-                                column_of(s.column_bytes(), &layout, len, move |range, w| {
-                                    s.write_at(range, w)
-                                });
-                            columns.push((at, column));
-                        }
-                    }
-                    at += layout.bytes;
+                    let resident = s.resident(self.backend).filter(|r| r.layout == layout);
+                    let column = match resident {
+                        Some(resident) => Err(resident),
+                        None => Ok(column_of(s.column_bytes(), &layout, len, move |range, w| {
+                            s.write_at(range, w)
+                        })),
+                    };
+                    header[4 * k] = self.capture_column(column, &mut at, &mut columns)?;
                 }
                 HostData::Jagged(j) => {
                     let values = j.values();
@@ -886,30 +955,14 @@ impl<'c> Session<'c> {
                     let offsets_layout =
                         ColumnLayout::new(&TypeDesc::Prim(Prim::U64), j.rows() + 1)
                             .ok_or_else(too_big)?;
-                    header[4 * k] = at as u64;
                     header[4 * k + 1] = j.rows() as u64;
                     header[4 * k + 3] = values as u64;
-                    let values_at = at;
-                    at += layout.bytes;
-                    at = at.next_multiple_of(8);
-                    header[4 * k + 2] = at as u64;
-                    let offsets_at = at;
-                    at += (j.rows() + 1) * 8;
-                    if self.row_offsets.len() <= k {
-                        self.row_offsets.resize(k + 1, None);
-                    }
-                    self.row_offsets[k] = j.offset_bytes().map(|host| (offsets_at, j.rows(), host));
                     let resident = j
                         .resident(self.backend)
                         .filter(|(v, o)| v.layout == layout && o.layout == offsets_layout);
-                    match resident {
-                        // Already on the device: copied within it, not from the host.
-                        Some((v, o)) => {
-                            on_device.push((values_at, v));
-                            on_device.push((offsets_at, o));
-                        }
+                    let (values_column, offsets_column) = match resident {
+                        Some((v, o)) => (Err(v), Err(o)),
                         None => {
-                            columns.push((values_at, jagged_values(j, &layout)));
                             let offsets = match j.offset_bytes() {
                                 Some(raw) => ColumnBytes::Borrowed(raw),
                                 None => {
@@ -920,9 +973,23 @@ impl<'c> Session<'c> {
                                     )
                                 }
                             };
-                            columns.push((offsets_at, Upload::Bytes(offsets)));
+                            (Ok(jagged_values(j, &layout)), Ok(Upload::Bytes(offsets)))
                         }
+                    };
+                    header[4 * k] = self.capture_column(values_column, &mut at, &mut columns)?;
+                    at = at.next_multiple_of(8);
+                    let offsets_at = self.capture_column(offsets_column, &mut at, &mut columns)?;
+                    header[4 * k + 2] = offsets_at;
+                    let offsets_in = self.cap_bufs.len() - 1;
+                    if self.row_offsets.len() <= k {
+                        self.row_offsets.resize(k + 1, None);
                     }
+                    self.row_offsets[k] = j.offset_bytes().map(|host| RowOffsets {
+                        buffer: offsets_in,
+                        at: offsets_at as usize,
+                        rows: j.rows(),
+                        host,
+                    });
                 }
                 HostData::Range(_) | HostData::Elements(_) => {
                     return Err(DeviceFailure::fatal("a capture observed as a generator"))
@@ -930,7 +997,7 @@ impl<'c> Session<'c> {
             }
         }
         if !captures.is_empty() {
-            // The header and the scalars in one copy; each collection in one copy of its own.
+            // The header and the scalars in one copy; each collection copied in one of its own.
             let mut head = vec![0u8; 32 * captures.len()];
             for (k, word) in header.iter().enumerate() {
                 head[8 * k..8 * k + 8].copy_from_slice(&word.to_le_bytes());
@@ -948,13 +1015,6 @@ impl<'c> Session<'c> {
             self.stats.bytes_converted -= converted as u64;
             for (offset, column) in columns {
                 self.put_column(&mem, offset, column)?;
-            }
-            for (offset, resident) in on_device {
-                let len = resident.layout.bytes;
-                self.queue.copy(&resident.buffer, 0, &mem.buf, offset, len)?;
-                self.stats.dram_minimum += len as u64;
-                // A copy within the device: read once and written once there.
-                self.stats.dram_bytes += 2 * len as u64;
             }
             self.caps = Some(mem);
         } else {
@@ -1033,14 +1093,40 @@ impl<'c> Session<'c> {
         Ok(())
     }
 
-    fn common(&self) -> [Arg<'_>; 5] {
-        [
-            Arg::Buffer(&self.fault.as_ref().expect("uploaded").buf),
-            Arg::Buffer(&self.caps.as_ref().expect("uploaded").buf),
-            Arg::U64(self.root_start),
-            Arg::U64(self.root_cap),
-            Arg::Buffer(self.root.as_ref().expect("uploaded").buf()),
-        ]
+    /// The parameters every generated kernel starts with: the fault word, the captures
+    /// (`PC_CAPS`), the first generator.
+    fn common(&self) -> Vec<Arg<'_>> {
+        let mut args = vec![Arg::Buffer(&self.fault.as_ref().expect("uploaded").buf)];
+        args.extend(self.captured());
+        args.push(Arg::U64(self.root_start));
+        args.push(Arg::U64(self.root_cap));
+        args.push(Arg::Buffer(self.root.as_ref().expect("uploaded").buf()));
+        args
+    }
+
+    /// The captures as a kernel takes them (`PC_CAPS`): their buffer, then each collection's.
+    fn captured(&self) -> impl Iterator<Item = Arg<'_>> {
+        let caps = &self.caps.as_ref().expect("uploaded").buf;
+        std::iter::once(Arg::Buffer(caps))
+            .chain(self.cap_bufs.iter().map(move |&b| Arg::Buffer(self.cap_buf(b))))
+    }
+
+    /// The arguments of a kernel of `reduce.cl` (or any that takes the fault word and the
+    /// captures first): those, then `rest`.
+    fn with_captures<'a>(&'a self, rest: &[Arg<'a>]) -> Vec<Arg<'a>> {
+        let mut args = vec![Arg::Buffer(&self.fault.as_ref().expect("uploaded").buf)];
+        args.extend(self.captured());
+        args.extend_from_slice(rest);
+        args
+    }
+
+    /// The buffer a captured collection's column lies in.
+    fn cap_buf(&self, b: CapBuf<'c>) -> &Buffer {
+        match b {
+            CapBuf::Caps => &self.caps.as_ref().expect("uploaded").buf,
+            CapBuf::Resident(buffer) => buffer,
+            CapBuf::InPlace(k) => &self.in_place[k],
+        }
     }
 
     fn dummy(&self) -> &Buffer {
@@ -1126,7 +1212,8 @@ impl<'c> Session<'c> {
         else {
             return Ok(None);
         };
-        let Some(&Some((at, rows, host))) = self.row_offsets.get(k as usize) else {
+        let Some(&Some(RowOffsets { buffer, at, rows, host })) = self.row_offsets.get(k as usize)
+        else {
             return Ok(None);
         };
         if self.root_start != 0 || self.plan.root == RootKind::Elements || *count > rows as u64 {
@@ -1137,7 +1224,7 @@ impl<'c> Session<'c> {
             return Ok(None);
         };
         let total = u64::from_le_bytes(total.try_into().expect("8 bytes"));
-        Ok(Some((Offsets::Captured(at), total)))
+        Ok(Some((Offsets::Captured { buffer, at }, total)))
     }
 
     /// Bytes per value of class `class` (all its components).
@@ -1163,7 +1250,7 @@ impl<'c> Session<'c> {
             .map(|&v| self.class_bytes(self.plan.vars[v as usize]))
             .sum::<u64>();
         self.count_launch(size_kernel, asked * per_parent);
-        let mut args: Vec<Arg<'_>> = self.common().to_vec();
+        let mut args: Vec<Arg<'_>> = self.common();
         args.push(Arg::U64(asked));
         args.push(Arg::U64(cap));
         for &v in level.inputs {
@@ -1438,19 +1525,20 @@ impl<'c> Session<'c> {
             };
             let launch = |session: &mut Self, phase: u32| -> Result<(), DeviceFailure> {
                 let dummy = session.dummy();
-                let mut args: Vec<Arg<'_>> = session.common().to_vec();
+                let mut args: Vec<Arg<'_>> = session.common();
                 args.push(Arg::U64(j0));
                 args.push(Arg::U64(count));
                 args.push(Arg::U64(fanout));
                 args.push(Arg::U64(parent_count));
-                let caps = &session.caps.as_ref().expect("uploaded").buf;
                 args.push(Arg::Buffer(match &offsets {
                     Some(Offsets::Own(mem)) => &mem.buf,
-                    Some(Offsets::Captured(_)) => caps,
+                    Some(Offsets::Captured { buffer, .. }) => {
+                        session.cap_buf(session.cap_bufs[*buffer])
+                    }
                     None => dummy,
                 }));
                 args.push(Arg::U64(match offsets {
-                    Some(Offsets::Captured(at)) => at as u64 / 8,
+                    Some(Offsets::Captured { at, .. }) => at as u64 / 8,
                     _ => 0,
                 }));
                 args.push(Arg::U64(in_cap));
@@ -1920,9 +2008,7 @@ impl<'c> Session<'c> {
         let kernel = format!("{}_partials", info.name);
         let acc_bytes = self.class_bytes(info.acc);
         self.count_launch(&kernel, (n + 1) * acc_bytes);
-        let args = [
-            Arg::Buffer(&self.fault.as_ref().expect("uploaded").buf),
-            Arg::Buffer(&self.caps.as_ref().expect("uploaded").buf),
+        let args = self.with_captures(&[
             Arg::U64(n),
             Arg::Buffer(&input.mem.buf),
             Arg::U64(input.cap),
@@ -1930,7 +2016,7 @@ impl<'c> Session<'c> {
             Arg::U64(output.cap),
             Arg::Buffer(&output.mem.buf),
             Arg::U64(at),
-        ];
+        ]);
         self.queue
             .launch(&*self.program, &kernel, GROUP as u64, GROUP, &args)
             .map_err(DeviceFailure::from)
@@ -2002,15 +2088,8 @@ impl<'c> Session<'c> {
         let kernel = format!("{}_fill", self.plan.reductions[r as usize].name);
         let acc_bytes = self.class_bytes(self.plan.reductions[r as usize].acc);
         self.count_launch(&kernel, n * acc_bytes);
-        let fault = &self.fault.as_ref().expect("uploaded").buf;
-        let caps = &self.caps.as_ref().expect("uploaded").buf;
-        let args = [
-            Arg::Buffer(fault),
-            Arg::Buffer(caps),
-            Arg::U64(n),
-            Arg::U64(column.cap),
-            Arg::Buffer(&column.mem.buf),
-        ];
+        let args =
+            self.with_captures(&[Arg::U64(n), Arg::U64(column.cap), Arg::Buffer(&column.mem.buf)]);
         self.queue.launch(&*self.program, &kernel, n, GROUP, &args).map_err(DeviceFailure::from)
     }
 
@@ -2040,9 +2119,7 @@ impl<'c> Session<'c> {
             // One work-group reads the values and their groups (a second time from its
             // cache) and writes the results (at most one per position).
             let kernel = format!("{}_segone", info.name);
-            let args = [
-                Arg::Buffer(&self.fault.as_ref().expect("uploaded").buf),
-                Arg::Buffer(&self.caps.as_ref().expect("uploaded").buf),
+            let args = self.with_captures(&[
                 Arg::U64(count),
                 Arg::Buffer(&values.mem.buf),
                 Arg::U64(values.cap),
@@ -2054,7 +2131,7 @@ impl<'c> Session<'c> {
                 Arg::Buffer(&result.mem.buf),
                 Arg::Buffer(&carry.groups[next].buf),
                 Arg::Buffer(&carry.values[next].mem.buf),
-            ];
+            ]);
             self.queue.launch(&*self.program, &kernel, GROUP as u64, GROUP, &args)?;
             self.count_launch(&kernel, count * (2 * acc_bytes + 8));
             (carry.current, carry.fresh) = (next, false);
@@ -2071,8 +2148,6 @@ impl<'c> Session<'c> {
         let tiles = count.div_ceil(TILE);
         let agg_flags = self.alloc(tiles * 8)?;
         let agg_vals = self.column(info.acc, tiles)?;
-        let fault = &self.fault.as_ref().expect("uploaded").buf;
-        let caps = &self.caps.as_ref().expect("uploaded").buf;
         let program = &*self.program;
         let queue = &self.queue;
         let launch = |kernel: String, items: u64, args: &[Arg<'_>]| {
@@ -2081,9 +2156,7 @@ impl<'c> Session<'c> {
         launch(
             format!("{}_segtiles", info.name),
             tiles * GROUP as u64,
-            &[
-                Arg::Buffer(fault),
-                Arg::Buffer(caps),
+            &self.with_captures(&[
                 Arg::U64(count),
                 Arg::Buffer(&values.mem.buf),
                 Arg::U64(values.cap),
@@ -2092,27 +2165,23 @@ impl<'c> Session<'c> {
                 Arg::Buffer(&agg_flags.buf),
                 Arg::U64(agg_vals.cap),
                 Arg::Buffer(&agg_vals.mem.buf),
-            ],
+            ]),
         )?;
         launch(
             format!("{}_segcarries", info.name),
             GROUP as u64,
-            &[
-                Arg::Buffer(fault),
-                Arg::Buffer(caps),
+            &self.with_captures(&[
                 Arg::U64(tiles),
                 Arg::Buffer(&agg_flags.buf),
                 Arg::U64(agg_vals.cap),
                 Arg::Buffer(&agg_vals.mem.buf),
                 Arg::Buffer(&carry.values[now].mem.buf),
-            ],
+            ]),
         )?;
         launch(
             format!("{}_segapply", info.name),
             tiles * GROUP as u64,
-            &[
-                Arg::Buffer(fault),
-                Arg::Buffer(caps),
+            &self.with_captures(&[
                 Arg::U64(count),
                 Arg::Buffer(&values.mem.buf),
                 Arg::U64(values.cap),
@@ -2125,7 +2194,7 @@ impl<'c> Session<'c> {
                 Arg::Buffer(&result.mem.buf),
                 Arg::Buffer(&carry.groups[next].buf),
                 Arg::Buffer(&carry.values[next].mem.buf),
-            ],
+            ]),
         )?;
         // Tiles and apply each read the values and their groups; apply writes the results
         // (at most one per position).
@@ -2220,7 +2289,7 @@ impl<'c> Session<'c> {
         self.count_launch(head, count * in_bytes + out.layout.bytes as u64 + group_bytes);
         {
             let dummy = self.dummy();
-            let mut args: Vec<Arg<'_>> = self.common().to_vec();
+            let mut args: Vec<Arg<'_>> = self.common();
             args.push(Arg::U64(*count));
             args.push(Arg::U64(*cap));
             for &v in comp.head_inputs {

@@ -8,15 +8,18 @@
 //!
 //! # Kernel parameters
 //!
-//! Every generated kernel starts with the same five parameters:
+//! Every generated kernel starts with the same parameters:
 //!
 //! ```text
-//! pc_fault_t pc_fault, PC_GLOBAL const pc_u8* pc_caps,
+//! pc_fault_t pc_fault, PC_CAPS_PARAMS,
 //! pc_u64 pc_root_start, pc_u64 pc_root_cap, PC_GLOBAL const pc_u8* pc_root
 //! ```
 //!
-//! — the fault word, the captured values (a header of four `u64` per capture, then their data),
-//! and the first generator (an integer range's first element, or its elements' columns). Then:
+//! — the fault word, the captured values (`PC_CAPS_PARAMS`, which the program defines from
+//! [`DevicePlan::captures`]: `pc_caps`, a header of four `u64` per capture and the scalars'
+//! values, then a buffer for each slice's values and two for each array of rows', its values'
+//! and its offsets', in the order of the captures; see `kernels/captures.h`), and the first
+//! generator (an integer range's first element, or its elements' columns). Then:
 //!
 //! - a level kernel (`Level::kernel`): `pc_u64 pc_j0, pc_u64 pc_count, pc_u64 pc_fanout,
 //!   pc_u64 pc_parents, const pc_u64* pc_offsets, pc_u64 pc_offsets_at, pc_u64 pc_in_cap,
@@ -31,7 +34,7 @@
 //!   among the `pc_parents` by the searches of `kernels/search.h`), or of `j / pc_fanout` when
 //!   `pc_fanout` is not 0 (the offsets start `pc_offsets_at` words into their buffer);
 //!   `pc_rows_direct` is 1 when `pc_offsets` are the offsets of the rows the level's generator
-//!   reads (`Level::rows_of`, read in place in the captures' buffer), so that position `j` is
+//!   reads (`Level::rows_of`, read in place in the rows' offsets' buffer), so that position `j` is
 //!   element `j` of their values;
 //! - a size kernel (`Level::size_kernel`): `pc_u64 pc_count, pc_u64 pc_in_cap, const pc_u8*
 //!   pc_in_V..., pc_u64* pc_sizes`: the number of children of each parent;

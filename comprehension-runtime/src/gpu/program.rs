@@ -11,7 +11,7 @@
 
 use super::cache;
 use super::device::{Device, DeviceError, DeviceErrorKind, Program};
-use super::plan::DevicePlan;
+use super::plan::{CaptureKind, DevicePlan};
 use super::types::{Prim, TypeDesc};
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -523,6 +523,7 @@ pub(crate) fn comprehension_source(
     cpu_shapes: bool,
 ) -> String {
     let mut out = headers(fp64);
+    out.push_str(&captures_params(plan));
     let _ = writeln!(out, "#define PC_LEVEL_ITEMS {}u", level_items(cpu_shapes));
     let _ = writeln!(out, "#define PC_PLAIN_ITEMS {}u", plain_items(cpu_shapes));
     let _ = writeln!(out, "#define PC_FILTER_ITEMS {}u", filter_items(class_types, cpu_shapes));
@@ -546,6 +547,29 @@ pub(crate) fn comprehension_source(
     out
 }
 
+/// `PC_CAPS_PARAMS` and `PC_CAPS` of a comprehension's program (see `kernels/captures.h`): the
+/// captures' header, then each collection's buffers — `pc_capv<k>` for a slice's or an array of
+/// rows' values, `pc_capo<k>` for the rows' offsets.
+fn captures_params(plan: &DevicePlan) -> String {
+    let (mut params, mut args) = (String::from(CAPS_HEADER), String::from("pc_caps"));
+    for (k, capture) in plan.captures.iter().enumerate() {
+        let buffers: &[&str] = match capture.kind {
+            CaptureKind::Scalar => &[],
+            CaptureKind::Slice => &["pc_capv"],
+            CaptureKind::Jagged => &["pc_capv", "pc_capo"],
+        };
+        for buffer in buffers {
+            let _ = write!(params, ", PC_GLOBAL const pc_u8 *PC_RESTRICT {buffer}{k}");
+            let _ = write!(args, ", {buffer}{k}");
+        }
+    }
+    format!("#define PC_CAPS_PARAMS {params}\n#define PC_CAPS {args}\n")
+}
+
+/// The captures' header parameter, which every program's `PC_CAPS_PARAMS` starts with (all a
+/// program without captures has).
+const CAPS_HEADER: &str = "PC_GLOBAL const pc_u8 *PC_RESTRICT pc_caps";
+
 /// The source of the generic kernels.
 fn generic_source(fp64: bool) -> String {
     let mut out = headers(fp64);
@@ -568,11 +592,12 @@ fn monoid_source(fp64: bool, tag: &str, op: &str) -> String {
     let _ = writeln!(out, "/* ---- types ---- */\n{}", type_prelude([]).source);
     let _ = writeln!(
         out,
-        "#define PC_C0 {tag}\n\
-         PC_FN PC_T(PC_C0) pc_m_op(pc_fault_t f, PC_GLOBAL const pc_u8 *caps, PC_T(PC_C0) a, \
-         PC_T(PC_C0) b) {{ (void)f; (void)caps; return PC_OP({op}, PC_C0)(a, b); }}\n\
-         PC_FN PC_T(PC_C0) pc_m_identity(pc_fault_t f, PC_GLOBAL const pc_u8 *caps) {{ \
-         (void)f; return PC_LOAD(PC_C0)(caps, 1, 0); }}\n\
+        "#define PC_CAPS_PARAMS {CAPS_HEADER}\n#define PC_CAPS pc_caps\n\
+         #define PC_C0 {tag}\n\
+         PC_FN PC_T(PC_C0) pc_m_op(pc_fault_t f, PC_CAPS_PARAMS, PC_T(PC_C0) a, \
+         PC_T(PC_C0) b) {{ (void)f; (void)pc_caps; return PC_OP({op}, PC_C0)(a, b); }}\n\
+         PC_FN PC_T(PC_C0) pc_m_identity(pc_fault_t f, PC_CAPS_PARAMS) {{ \
+         (void)f; return PC_LOAD(PC_C0)(pc_caps, 1, 0); }}\n\
          #define PC_RED pc_m\n#define PC_RED_C PC_C0\n{REDUCE}"
     );
     out

@@ -24,9 +24,9 @@
 
 #define PC_R_(suffix) PC_CAT(PC_RED, suffix)
 #define PC_R_T PC_T(PC_RED_C)
-#define PC_R_OP(a, b) PC_R_(_op)(pc_fault, pc_caps, (a), (b))
+#define PC_R_OP(a, b) PC_R_(_op)(pc_fault, PC_CAPS, (a), (b))
 
-PC_FN PC_R_T PC_R_(_group)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps,
+PC_FN PC_R_T PC_R_(_group)(pc_fault_t pc_fault, PC_CAPS_PARAMS,
                            PC_LOCAL_PTR(PC_R_T) scratch, PC_R_T value) {
   pc_u32 t = PC_LOCAL_ID();
   scratch[t] = value;
@@ -52,28 +52,28 @@ PC_FN PC_R_T PC_R_(_group)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps,
  * to right. Launched as one work-group (per = n / PC_WG rounded up) it reduces all n values in
  * one launch, and may write into `in` itself: every read happens before the group's barriers,
  * the one write after them. */
-PC_KERNEL void PC_R_(_partials)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps, pc_u64 n,
+PC_KERNEL void PC_R_(_partials)(pc_fault_t pc_fault, PC_CAPS_PARAMS, pc_u64 n,
                                 PC_GLOBAL const pc_u8 *in, pc_u64 in_cap, pc_u64 per,
                                 pc_u64 out_cap, PC_GLOBAL pc_u8 *out, pc_u64 at) {
   PC_LOCAL_ARRAY(PC_R_T, scratch, PC_WG);
   pc_u32 t = PC_LOCAL_ID();
   pc_u64 first = (PC_GROUP_ID() * (pc_u64)PC_WG + t) * per;
-  PC_R_T acc = PC_R_(_identity)(pc_fault, pc_caps);
+  PC_R_T acc = PC_R_(_identity)(pc_fault, PC_CAPS);
   for (pc_u64 k = 0; k < per; k++) {
     if (first + k < n) acc = PC_R_OP(acc, PC_LOAD(PC_RED_C)(in, in_cap, first + k));
   }
-  acc = PC_R_(_group)(pc_fault, pc_caps, scratch, acc);
+  acc = PC_R_(_group)(pc_fault, PC_CAPS, scratch, acc);
   if (t == 0) PC_STORE(PC_RED_C)(out, out_cap, at + PC_GROUP_ID(), acc);
 }
 
-PC_KERNEL void PC_R_(_fill)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps, pc_u64 n,
+PC_KERNEL void PC_R_(_fill)(pc_fault_t pc_fault, PC_CAPS_PARAMS, pc_u64 n,
                             pc_u64 out_cap, PC_GLOBAL pc_u8 *out) {
   pc_u64 t = PC_GLOBAL_ID();
-  if (t < n) PC_STORE(PC_RED_C)(out, out_cap, t, PC_R_(_identity)(pc_fault, pc_caps));
+  if (t < n) PC_STORE(PC_RED_C)(out, out_cap, t, PC_R_(_identity)(pc_fault, PC_CAPS));
 }
 
 /* The segmented operator on (flag, value) pairs. */
-PC_FN void PC_R_(_seg)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps, pc_bool *f1,
+PC_FN void PC_R_(_seg)(pc_fault_t pc_fault, PC_CAPS_PARAMS, pc_bool *f1,
                        PC_R_T *v1, pc_bool f2, PC_R_T v2) {
   *v1 = f2 ? v2 : PC_R_OP(*v1, v2);
   *f1 = (pc_bool)(*f1 | f2);
@@ -84,7 +84,7 @@ PC_FN void PC_R_(_seg)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps, pc_b
  * By runs (PC_RUN): each run scanned serially in place, the runs' last entries then made whole
  * prefixes in order by one work-item, and every other entry combined with the previous run's
  * last. Every work-item of the group calls it (it has barriers). */
-PC_FN void PC_R_(_segscan)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps,
+PC_FN void PC_R_(_segscan)(pc_fault_t pc_fault, PC_CAPS_PARAMS,
                            PC_LOCAL_PTR(pc_bool) flags, PC_LOCAL_PTR(PC_R_T) scratch,
                            pc_bool f, PC_R_T v) {
   pc_u32 t = PC_LOCAL_ID();
@@ -96,7 +96,7 @@ PC_FN void PC_R_(_segscan)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps,
     pc_bool rf = flags[b];
     PC_R_T rv = scratch[b];
     for (pc_u32 k = b + 1u; k < b + PC_RUN; k++) {
-      PC_R_(_seg)(pc_fault, pc_caps, &rf, &rv, flags[k], scratch[k]);
+      PC_R_(_seg)(pc_fault, PC_CAPS, &rf, &rv, flags[k], scratch[k]);
       flags[k] = rf;
       scratch[k] = rv;
     }
@@ -107,7 +107,7 @@ PC_FN void PC_R_(_segscan)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps,
       pc_u32 last = (r + 1u) * PC_RUN - 1u;
       pc_bool rf = flags[r * PC_RUN - 1u];
       PC_R_T rv = scratch[r * PC_RUN - 1u];
-      PC_R_(_seg)(pc_fault, pc_caps, &rf, &rv, flags[last], scratch[last]);
+      PC_R_(_seg)(pc_fault, PC_CAPS, &rf, &rv, flags[last], scratch[last]);
       flags[last] = rf;
       scratch[last] = rv;
     }
@@ -118,7 +118,7 @@ PC_FN void PC_R_(_segscan)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps,
   if (t >= PC_RUN && t % PC_RUN != PC_RUN - 1u) {
     pc_bool rf = flags[t - t % PC_RUN - 1u];
     PC_R_T rv = scratch[t - t % PC_RUN - 1u];
-    PC_R_(_seg)(pc_fault, pc_caps, &rf, &rv, flags[t], scratch[t]);
+    PC_R_(_seg)(pc_fault, PC_CAPS, &rf, &rv, flags[t], scratch[t]);
     flags[t] = rf;
     scratch[t] = rv;
   }
@@ -137,7 +137,7 @@ PC_FN void PC_R_(_segscan)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps,
  * `first_done`, the caller wrote the first entry itself (a part that precedes every entry of
  * this tile's reduction): the first group here then started inside the tile, and is complete
  * unless it is also the last. */
-PC_FN void PC_R_(_segtile)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps,
+PC_FN void PC_R_(_segtile)(pc_fault_t pc_fault, PC_CAPS_PARAMS,
                            PC_LOCAL_PTR(PC_R_T) scratch, PC_LOCAL_PTR(pc_bool) flags,
                            PC_LOCAL_PTR(pc_u64) groups, pc_u32 m, pc_u64 group, PC_R_T value,
                            pc_u64 res_cap, PC_GLOBAL pc_u8 *res, pc_u64 sum_cap,
@@ -150,7 +150,7 @@ PC_FN void PC_R_(_segtile)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps,
   pc_u64 first = groups[0];
   pc_u64 last = groups[m - 1u];
   pc_bool starts = (pc_bool)(live && (t == 0u || groups[t - 1u] != group));
-  PC_R_(_segscan)(pc_fault, pc_caps, flags, scratch, starts, value);
+  PC_R_(_segscan)(pc_fault, PC_CAPS, flags, scratch, starts, value);
   if (live && (t + 1u == m || groups[t + 1u] != group)) {
     pc_u64 tile = PC_GROUP_ID();
     pc_bool summarised_first = (pc_bool)(group == first && !first_done);
@@ -160,7 +160,7 @@ PC_FN void PC_R_(_segtile)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps,
     }
     if (group == last) {
       PC_STORE(PC_RED_C)(sum_vals, sum_cap, 2u * tile + 1u,
-                         summarised_first ? PC_R_(_identity)(pc_fault, pc_caps) : scratch[t]);
+                         summarised_first ? PC_R_(_identity)(pc_fault, PC_CAPS) : scratch[t]);
       sum_groups[2u * tile + 1u] = last;
     }
     if (!summarised_first && group != last) PC_STORE(PC_RED_C)(res, res_cap, group, scratch[t]);
@@ -174,7 +174,7 @@ PC_FN void PC_R_(_segtile)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps,
 
 /* Phase 1: the (flag, value) aggregate of every tile; work-item t takes PC_ITEMS consecutive
  * positions, then the work-group combines in order. */
-PC_KERNEL void PC_R_(_segtiles)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps, pc_u64 n,
+PC_KERNEL void PC_R_(_segtiles)(pc_fault_t pc_fault, PC_CAPS_PARAMS, pc_u64 n,
                                 PC_GLOBAL const pc_u8 *vals, pc_u64 vals_cap,
                                 PC_GLOBAL const pc_u64 *groups,
                                 PC_GLOBAL const pc_u64 *carry_group, PC_GLOBAL pc_u64 *agg_flags,
@@ -184,13 +184,13 @@ PC_KERNEL void PC_R_(_segtiles)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_c
   pc_u32 t = PC_LOCAL_ID();
   pc_u64 first = PC_GROUP_ID() * (pc_u64)PC_TILE + (pc_u64)t * PC_ITEMS;
   pc_bool f = 0;
-  PC_R_T v = PC_R_(_identity)(pc_fault, pc_caps);
+  PC_R_T v = PC_R_(_identity)(pc_fault, PC_CAPS);
   for (pc_u32 k = 0; k < PC_ITEMS; k++) {
     pc_u64 j = first + k;
-    if (j < n) PC_R_(_seg)(pc_fault, pc_caps, &f, &v, PC_R_FLAG(j), PC_LOAD(PC_RED_C)(vals, vals_cap, j));
+    if (j < n) PC_R_(_seg)(pc_fault, PC_CAPS, &f, &v, PC_R_FLAG(j), PC_LOAD(PC_RED_C)(vals, vals_cap, j));
   }
   /* The tile's aggregate is the last entry of the work-group's inclusive scan. */
-  PC_R_(_segscan)(pc_fault, pc_caps, flags, scratch, f, v);
+  PC_R_(_segscan)(pc_fault, PC_CAPS, flags, scratch, f, v);
   if (t == 0) {
     agg_flags[PC_GROUP_ID()] = flags[PC_WG - 1u];
     PC_STORE(PC_RED_C)(agg_vals, agg_cap, PC_GROUP_ID(), scratch[PC_WG - 1u]);
@@ -200,7 +200,7 @@ PC_KERNEL void PC_R_(_segtiles)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_c
 /* Phase 2, one work-group: the tiles' aggregates replaced by their exclusive prefixes, starting
  * from the carry (flag 1: it starts its own group, which the chunk's first positions continue
  * when they have the carry's group). */
-PC_KERNEL void PC_R_(_segcarries)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps,
+PC_KERNEL void PC_R_(_segcarries)(pc_fault_t pc_fault, PC_CAPS_PARAMS,
                                   pc_u64 tiles, PC_GLOBAL pc_u64 *agg_flags, pc_u64 agg_cap,
                                   PC_GLOBAL pc_u8 *agg_vals, PC_GLOBAL const pc_u8 *carry_val) {
   PC_LOCAL_ARRAY(PC_R_T, scratch, PC_WG);
@@ -211,17 +211,17 @@ PC_KERNEL void PC_R_(_segcarries)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc
   for (pc_u64 base = 0; base < tiles; base += PC_WG) {
     pc_u64 i = base + t;
     pc_bool f = 0;
-    PC_R_T v = PC_R_(_identity)(pc_fault, pc_caps);
+    PC_R_T v = PC_R_(_identity)(pc_fault, PC_CAPS);
     if (i < tiles) {
       f = (pc_bool)agg_flags[i];
       v = PC_LOAD(PC_RED_C)(agg_vals, agg_cap, i);
     }
     /* Inclusive scan of this block, in order: element t combines with t - s (its left). */
-    PC_R_(_segscan)(pc_fault, pc_caps, flags, scratch, f, v);
+    PC_R_(_segscan)(pc_fault, PC_CAPS, flags, scratch, f, v);
     /* Exclusive prefix of element t: the carry, then the inclusive prefix of t - 1. */
     pc_bool ef = carry_f;
     PC_R_T ev = carry_v;
-    if (t > 0) PC_R_(_seg)(pc_fault, pc_caps, &ef, &ev, flags[t - 1], scratch[t - 1]);
+    if (t > 0) PC_R_(_seg)(pc_fault, PC_CAPS, &ef, &ev, flags[t - 1], scratch[t - 1]);
     pc_bool block_f = flags[PC_WG - 1];
     PC_R_T block_v = scratch[PC_WG - 1];
     PC_BARRIER();
@@ -229,7 +229,7 @@ PC_KERNEL void PC_R_(_segcarries)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc
       agg_flags[i] = ef;
       PC_STORE(PC_RED_C)(agg_vals, agg_cap, i, ev);
     }
-    PC_R_(_seg)(pc_fault, pc_caps, &carry_f, &carry_v, block_f, block_v);
+    PC_R_(_seg)(pc_fault, PC_CAPS, &carry_f, &carry_v, block_f, block_v);
     PC_BARRIER();
   }
 }
@@ -238,7 +238,7 @@ PC_KERNEL void PC_R_(_segcarries)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc
  * everything before work-item t's first position `first` — its tile's carry-in, then the
  * positions of the work-items before it in the tile. Every work-item of the group calls it (it
  * has barriers). */
-PC_FN void PC_R_(_carry_in)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps, pc_u64 n,
+PC_FN void PC_R_(_carry_in)(pc_fault_t pc_fault, PC_CAPS_PARAMS, pc_u64 n,
                             PC_GLOBAL const pc_u8 *vals, pc_u64 vals_cap,
                             PC_GLOBAL const pc_u64 *groups, PC_GLOBAL const pc_u64 *carry_group,
                             PC_GLOBAL const pc_u64 *agg_flags, pc_u64 agg_cap,
@@ -248,21 +248,21 @@ PC_FN void PC_R_(_carry_in)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps,
   pc_u32 t = PC_LOCAL_ID();
   pc_u64 g = PC_GROUP_ID();
   pc_bool f = 0;
-  PC_R_T v = PC_R_(_identity)(pc_fault, pc_caps);
+  PC_R_T v = PC_R_(_identity)(pc_fault, PC_CAPS);
   for (pc_u32 k = 0; k < PC_ITEMS; k++) {
     pc_u64 j = first + k;
-    if (j < n) PC_R_(_seg)(pc_fault, pc_caps, &f, &v, PC_R_FLAG(j), PC_LOAD(PC_RED_C)(vals, vals_cap, j));
+    if (j < n) PC_R_(_seg)(pc_fault, PC_CAPS, &f, &v, PC_R_FLAG(j), PC_LOAD(PC_RED_C)(vals, vals_cap, j));
   }
-  PC_R_(_segscan)(pc_fault, pc_caps, flags, scratch, f, v);
+  PC_R_(_segscan)(pc_fault, PC_CAPS, flags, scratch, f, v);
   *rf = (pc_bool)agg_flags[g];
   *rv = PC_LOAD(PC_RED_C)(agg_vals, agg_cap, g);
-  if (t > 0) PC_R_(_seg)(pc_fault, pc_caps, rf, rv, flags[t - 1], scratch[t - 1]);
+  if (t > 0) PC_R_(_seg)(pc_fault, PC_CAPS, rf, rv, flags[t - 1], scratch[t - 1]);
 }
 
 /* Phase 3: every position's value (its tile's carry-in, its work-item's prefix, its own
  * running value); the last position of each group writes the group's result, and the chunk's
  * last position the next chunk's carry. */
-PC_KERNEL void PC_R_(_segapply)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps, pc_u64 n,
+PC_KERNEL void PC_R_(_segapply)(pc_fault_t pc_fault, PC_CAPS_PARAMS, pc_u64 n,
                                 PC_GLOBAL const pc_u8 *vals, pc_u64 vals_cap,
                                 PC_GLOBAL const pc_u64 *groups,
                                 PC_GLOBAL const pc_u64 *carry_group,
@@ -275,12 +275,12 @@ PC_KERNEL void PC_R_(_segapply)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_c
   pc_u64 first = PC_GROUP_ID() * (pc_u64)PC_TILE + (pc_u64)PC_LOCAL_ID() * PC_ITEMS;
   pc_bool rf;
   PC_R_T rv;
-  PC_R_(_carry_in)(pc_fault, pc_caps, n, vals, vals_cap, groups, carry_group, agg_flags, agg_cap,
+  PC_R_(_carry_in)(pc_fault, PC_CAPS, n, vals, vals_cap, groups, carry_group, agg_flags, agg_cap,
                    agg_vals, flags, scratch, first, &rf, &rv);
   for (pc_u32 k = 0; k < PC_ITEMS; k++) {
     pc_u64 j = first + k;
     if (j >= n) break;
-    PC_R_(_seg)(pc_fault, pc_caps, &rf, &rv, PC_R_FLAG(j), PC_LOAD(PC_RED_C)(vals, vals_cap, j));
+    PC_R_(_seg)(pc_fault, PC_CAPS, &rf, &rv, PC_R_FLAG(j), PC_LOAD(PC_RED_C)(vals, vals_cap, j));
     if (j + 1 == n || groups[j + 1] != groups[j]) PC_STORE(PC_RED_C)(res, res_cap, groups[j], rv);
     if (j + 1 == n) {
       next_group[0] = groups[j];
@@ -294,7 +294,7 @@ PC_KERNEL void PC_R_(_segapply)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_c
  * value) aggregate scanned in local memory, then every position's value from the carry and the
  * work-items before, as _segapply computes it. With `fresh` the chunk is the run's first, and
  * the carry is no group's identity (no launch sets it). */
-PC_KERNEL void PC_R_(_segone)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps, pc_u64 n,
+PC_KERNEL void PC_R_(_segone)(pc_fault_t pc_fault, PC_CAPS_PARAMS, pc_u64 n,
                               PC_GLOBAL const pc_u8 *vals, pc_u64 vals_cap,
                               PC_GLOBAL const pc_u64 *groups, pc_u32 fresh,
                               PC_GLOBAL const pc_u64 *carry_group,
@@ -309,19 +309,19 @@ PC_KERNEL void PC_R_(_segone)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_cap
 #define PC_R_STARTS(j) \
   ((pc_bool)((j) == 0 ? fresh || groups[0] != carry_group[0] : groups[j] != groups[(j) - 1]))
   pc_bool f = 0;
-  PC_R_T v = PC_R_(_identity)(pc_fault, pc_caps);
+  PC_R_T v = PC_R_(_identity)(pc_fault, PC_CAPS);
   for (pc_u32 k = 0; k < PC_ITEMS; k++) {
     pc_u64 j = first + k;
-    if (j < n) PC_R_(_seg)(pc_fault, pc_caps, &f, &v, PC_R_STARTS(j), PC_LOAD(PC_RED_C)(vals, vals_cap, j));
+    if (j < n) PC_R_(_seg)(pc_fault, PC_CAPS, &f, &v, PC_R_STARTS(j), PC_LOAD(PC_RED_C)(vals, vals_cap, j));
   }
-  PC_R_(_segscan)(pc_fault, pc_caps, flags, scratch, f, v);
+  PC_R_(_segscan)(pc_fault, PC_CAPS, flags, scratch, f, v);
   pc_bool rf = 1;
-  PC_R_T rv = fresh ? PC_R_(_identity)(pc_fault, pc_caps) : PC_LOAD(PC_RED_C)(carry_val, 1, 0);
-  if (t > 0) PC_R_(_seg)(pc_fault, pc_caps, &rf, &rv, flags[t - 1], scratch[t - 1]);
+  PC_R_T rv = fresh ? PC_R_(_identity)(pc_fault, PC_CAPS) : PC_LOAD(PC_RED_C)(carry_val, 1, 0);
+  if (t > 0) PC_R_(_seg)(pc_fault, PC_CAPS, &rf, &rv, flags[t - 1], scratch[t - 1]);
   for (pc_u32 k = 0; k < PC_ITEMS; k++) {
     pc_u64 j = first + k;
     if (j >= n) break;
-    PC_R_(_seg)(pc_fault, pc_caps, &rf, &rv, PC_R_STARTS(j), PC_LOAD(PC_RED_C)(vals, vals_cap, j));
+    PC_R_(_seg)(pc_fault, PC_CAPS, &rf, &rv, PC_R_STARTS(j), PC_LOAD(PC_RED_C)(vals, vals_cap, j));
     if (j + 1 == n || groups[j + 1] != groups[j]) PC_STORE(PC_RED_C)(res, res_cap, groups[j], rv);
     if (j + 1 == n) {
       next_group[0] = groups[j];
@@ -334,7 +334,7 @@ PC_KERNEL void PC_R_(_segone)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_cap
 /* Phase 3 of a scan (the segmented API's scans): like _segapply, but every position writes
  * its own value: the inclusive prefix of its group, or with `exclusive` the prefix before it
  * (the identity where a group starts). */
-PC_KERNEL void PC_R_(_segscanout)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc_caps, pc_u64 n,
+PC_KERNEL void PC_R_(_segscanout)(pc_fault_t pc_fault, PC_CAPS_PARAMS, pc_u64 n,
                                   PC_GLOBAL const pc_u8 *vals, pc_u64 vals_cap,
                                   PC_GLOBAL const pc_u64 *groups,
                                   PC_GLOBAL const pc_u64 *carry_group,
@@ -346,15 +346,15 @@ PC_KERNEL void PC_R_(_segscanout)(pc_fault_t pc_fault, PC_GLOBAL const pc_u8 *pc
   pc_u64 first = PC_GROUP_ID() * (pc_u64)PC_TILE + (pc_u64)PC_LOCAL_ID() * PC_ITEMS;
   pc_bool rf;
   PC_R_T rv;
-  PC_R_(_carry_in)(pc_fault, pc_caps, n, vals, vals_cap, groups, carry_group, agg_flags, agg_cap,
+  PC_R_(_carry_in)(pc_fault, PC_CAPS, n, vals, vals_cap, groups, carry_group, agg_flags, agg_cap,
                    agg_vals, flags, scratch, first, &rf, &rv);
   for (pc_u32 k = 0; k < PC_ITEMS; k++) {
     pc_u64 j = first + k;
     if (j >= n) break;
     pc_bool starts = PC_R_FLAG(j);
     if (exclusive)
-      PC_STORE(PC_RED_C)(out, out_cap, j, starts ? PC_R_(_identity)(pc_fault, pc_caps) : rv);
-    PC_R_(_seg)(pc_fault, pc_caps, &rf, &rv, starts, PC_LOAD(PC_RED_C)(vals, vals_cap, j));
+      PC_STORE(PC_RED_C)(out, out_cap, j, starts ? PC_R_(_identity)(pc_fault, PC_CAPS) : rv);
+    PC_R_(_seg)(pc_fault, PC_CAPS, &rf, &rv, starts, PC_LOAD(PC_RED_C)(vals, vals_cap, j));
     if (!exclusive) PC_STORE(PC_RED_C)(out, out_cap, j, rv);
   }
 }

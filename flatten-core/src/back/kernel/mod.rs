@@ -150,9 +150,9 @@ pub fn write(compiled: &Compiled, root_range: bool) -> Kernels {
     }
 }
 
-/// The five parameters every generated kernel starts with.
-const COMMON: &str =
-    "pc_fault_t pc_fault, PC_GLOBAL const pc_u8* PC_RESTRICT pc_caps, pc_u64 pc_root_start, \
+/// The parameters every generated kernel starts with (`PC_CAPS_PARAMS`: the captures' header and
+/// every collection's buffers, as the program defines them).
+const COMMON: &str = "pc_fault_t pc_fault, PC_CAPS_PARAMS, pc_u64 pc_root_start, \
     pc_u64 pc_root_cap, PC_GLOBAL const pc_u8* pc_root";
 
 struct KernelWriter<'c> {
@@ -457,8 +457,8 @@ impl KernelWriter<'_> {
                 let identity = self.ew.expr(&op.identity, &mut id_body);
                 let _ = writeln!(
                     self.functions,
-                    "/* {} */\nPC_FN {t} {name}_identity(pc_fault_t pc_fault, PC_GLOBAL const pc_u8* pc_caps) {{\n  (void)pc_fault; (void)pc_caps;\n{}  return {identity};\n}}\n\
-                     PC_FN {t} {name}_op(pc_fault_t pc_fault, PC_GLOBAL const pc_u8* pc_caps, {t} pc_a, {t} pc_b) {{\n  (void)pc_fault; (void)pc_caps;\n{}  return {value};\n}}\n",
+                    "/* {} */\nPC_FN {t} {name}_identity(pc_fault_t pc_fault, PC_CAPS_PARAMS) {{\n  (void)pc_fault; (void)pc_caps;\n{}  return {identity};\n}}\n\
+                     PC_FN {t} {name}_op(pc_fault_t pc_fault, PC_CAPS_PARAMS, {t} pc_a, {t} pc_b) {{\n  (void)pc_fault; (void)pc_caps;\n{}  return {value};\n}}\n",
                     plan.terminal.describe(),
                     id_body.text(),
                     body.text(),
@@ -471,8 +471,8 @@ impl KernelWriter<'_> {
         };
         let _ = writeln!(
             self.functions,
-            "/* {} */\nPC_FN {t} {name}_identity(pc_fault_t pc_fault, PC_GLOBAL const pc_u8* pc_caps) {{\n  (void)pc_fault; (void)pc_caps;\n  return {identity};\n}}\n\
-             PC_FN {t} {name}_op(pc_fault_t pc_fault, PC_GLOBAL const pc_u8* pc_caps, {t} pc_a, {t} pc_b) {{\n  (void)pc_fault; (void)pc_caps;\n  return {op};\n}}\n",
+            "/* {} */\nPC_FN {t} {name}_identity(pc_fault_t pc_fault, PC_CAPS_PARAMS) {{\n  (void)pc_fault; (void)pc_caps;\n  return {identity};\n}}\n\
+             PC_FN {t} {name}_op(pc_fault_t pc_fault, PC_CAPS_PARAMS, {t} pc_a, {t} pc_b) {{\n  (void)pc_fault; (void)pc_caps;\n  return {op};\n}}\n",
             plan.terminal.describe(),
             t = ty(acc)
         );
@@ -809,7 +809,7 @@ impl KernelWriter<'_> {
                 body.line(format!("PC_LOCAL_ARRAY({t}, pc_scratch, PC_WG);"));
                 body.line("PC_LOCAL_ARRAY(pc_bool, pc_starts, PC_WG);");
                 body.line("PC_LOCAL_ARRAY(pc_u64, pc_groups, PC_WG);");
-                body.line(format!("{t} pc_tail = pc_r{r}_identity(pc_fault, pc_caps);"));
+                body.line(format!("{t} pc_tail = pc_r{r}_identity(pc_fault, PC_CAPS);"));
                 body.line("pc_u64 pc_group = 0;");
                 body.line(format!("{t} pc_head = pc_tail;"));
                 body.line("pc_u64 pc_head_group = 0;");
@@ -827,7 +827,7 @@ impl KernelWriter<'_> {
                 // it — no launch sets every result to the identity first.
                 empty_rows = (group == "pc_p").then(|| {
                     format!(
-                        "{}(pc_res, pc_res_cap, pc_e, pc_r{r}_identity(pc_fault, pc_caps))",
+                        "{}(pc_res, pc_res_cap, pc_e, pc_r{r}_identity(pc_fault, PC_CAPS))",
                         types::store(self.reductions[r as usize].acc)
                     )
                 });
@@ -862,7 +862,7 @@ impl KernelWriter<'_> {
                 body.line("PC_LOCAL_ARRAY(pc_bool, pc_starts, PC_WG);");
                 body.line("PC_LOCAL_ARRAY(pc_u64, pc_groups, PC_WG);");
                 body.line("pc_u64 pc_t = PC_GLOBAL_ID();");
-                body.line(format!("{t} pc_acc = pc_r{r}_identity(pc_fault, pc_caps);"));
+                body.line(format!("{t} pc_acc = pc_r{r}_identity(pc_fault, PC_CAPS);"));
                 body.line("pc_u64 pc_group = 0;");
                 body.line("if (pc_t < pc_count && !PC_FAULTED(pc_fault)) {");
                 body.nested()
@@ -946,7 +946,7 @@ impl KernelWriter<'_> {
                 let work = &mut block;
                 if let (Some(r), true) = (segmented, coarse_reduce) {
                     let t = ty(self.reductions[r as usize].acc);
-                    work.line(format!("{t} pc_acc = pc_r{r}_identity(pc_fault, pc_caps);"));
+                    work.line(format!("{t} pc_acc = pc_r{r}_identity(pc_fault, PC_CAPS);"));
                 }
                 if !compacting || coarse {
                     work.line("pc_bool pc_pass = 0;");
@@ -1023,7 +1023,7 @@ impl KernelWriter<'_> {
         match head {
             Some(Delivery::Reduce(_)) => {}
             Some(Delivery::Segmented(r)) if coarse_reduce => {
-                work.line(format!("pc_tail = pc_r{r}_op(pc_fault, pc_caps, pc_tail, pc_acc);"));
+                work.line(format!("pc_tail = pc_r{r}_op(pc_fault, PC_CAPS, pc_tail, pc_acc);"));
             }
             Some(Delivery::Segmented(_)) => work.line(format!("pc_group = {group};")),
             _ if compacting => {}
@@ -1149,7 +1149,7 @@ impl KernelWriter<'_> {
                 body.line("if (pc_lid + 1u < PC_WG && pc_starts[pc_lid + 1u]) {");
                 body.line("  if (pc_groups[pc_lid + 1u] == pc_group) {");
                 body.line(format!(
-                    "    pc_tail = pc_r{r}_op(pc_fault, pc_caps, pc_tail, pc_scratch[pc_lid + 1u]);"
+                    "    pc_tail = pc_r{r}_op(pc_fault, PC_CAPS, pc_tail, pc_scratch[pc_lid + 1u]);"
                 ));
                 body.line("  } else {");
                 body.line(format!(
@@ -1165,7 +1165,7 @@ impl KernelWriter<'_> {
                 body.line("pc_u64 pc_first = (pc_u64)PC_GROUP_ID() * PC_WG * PC_LEVEL_ITEMS;");
                 body.line("pc_u64 pc_left = (pc_count - pc_first + PC_LEVEL_ITEMS - 1u) / PC_LEVEL_ITEMS;");
                 body.line("pc_u32 pc_m = (pc_u32)(pc_left < PC_WG ? pc_left : PC_WG);");
-                body.line(format!("pc_r{r}_segtile(pc_fault, pc_caps, pc_scratch, pc_starts, pc_groups, pc_m, pc_group, pc_tail, pc_res_cap, pc_res, pc_out_cap, pc_out, pc_out_group, pc_first_done);"));
+                body.line(format!("pc_r{r}_segtile(pc_fault, PC_CAPS, pc_scratch, pc_starts, pc_groups, pc_m, pc_group, pc_tail, pc_res_cap, pc_res, pc_out_cap, pc_out, pc_out_group, pc_first_done);"));
             }
             (_, _, Some(r)) => {
                 body.append(work);
@@ -1174,7 +1174,7 @@ impl KernelWriter<'_> {
                 // `pc_out_group` hold two entries per work-group.
                 body.line("pc_u64 pc_first = PC_GROUP_ID() * PC_WG;");
                 body.line("pc_u32 pc_m = (pc_u32)(pc_count - pc_first < PC_WG ? pc_count - pc_first : PC_WG);");
-                body.line(format!("pc_r{r}_segtile(pc_fault, pc_caps, pc_scratch, pc_starts, pc_groups, pc_m, pc_group, pc_acc, pc_res_cap, pc_res, pc_out_cap, pc_out, pc_out_group, 0);"));
+                body.line(format!("pc_r{r}_segtile(pc_fault, PC_CAPS, pc_scratch, pc_starts, pc_groups, pc_m, pc_group, pc_acc, pc_res_cap, pc_res, pc_out_cap, pc_out, pc_out_group, 0);"));
             }
             _ if coarse_plain => {
                 body.append(work);
@@ -1244,7 +1244,7 @@ impl KernelWriter<'_> {
         let t = ty(self.reductions[r as usize].acc);
         body.line(format!("PC_LOCAL_ARRAY({t}, pc_scratch, PC_WG);"));
         if blocked {
-            body.line(format!("{t} pc_fold = pc_r{r}_identity(pc_fault, pc_caps);"));
+            body.line(format!("{t} pc_fold = pc_r{r}_identity(pc_fault, PC_CAPS);"));
         } else {
             body.line(format!("PC_LOCAL_ARRAY({t}, pc_stage, PC_WG * pc_r{r}_items);"));
         }
@@ -1263,7 +1263,7 @@ impl KernelWriter<'_> {
         } else {
             each.line("pc_u64 pc_t = pc_tile + (pc_u64)pc_k * PC_WG + pc_lid;");
         }
-        each.line(format!("pc_acc = pc_r{r}_identity(pc_fault, pc_caps);"));
+        each.line(format!("pc_acc = pc_r{r}_identity(pc_fault, PC_CAPS);"));
         each.line("if (pc_live && pc_t < pc_count) {");
         let work = each.nested();
         (each, work)
@@ -1285,7 +1285,7 @@ impl KernelWriter<'_> {
         if blocked {
             // The first contribution as it is, as the staged form starts from it.
             each.line(format!(
-                "pc_fold = pc_k == 0u ? pc_acc : pc_r{r}_op(pc_fault, pc_caps, pc_fold, pc_acc);"
+                "pc_fold = pc_k == 0u ? pc_acc : pc_r{r}_op(pc_fault, PC_CAPS, pc_fold, pc_acc);"
             ));
             body.append(each);
             body.line("}");
@@ -1297,10 +1297,10 @@ impl KernelWriter<'_> {
             body.line("PC_BARRIER();");
             body.line(format!("pc_acc = pc_stage[pc_lid * pc_r{r}_items];"));
             body.line(format!(
-                "for (pc_u32 pc_k = 1; pc_k < pc_r{r}_items; pc_k++) pc_acc = pc_r{r}_op(pc_fault, pc_caps, pc_acc, pc_stage[pc_lid * pc_r{r}_items + pc_k]);"
+                "for (pc_u32 pc_k = 1; pc_k < pc_r{r}_items; pc_k++) pc_acc = pc_r{r}_op(pc_fault, PC_CAPS, pc_acc, pc_stage[pc_lid * pc_r{r}_items + pc_k]);"
             ));
         }
-        body.line(format!("pc_acc = pc_r{r}_group(pc_fault, pc_caps, pc_scratch, pc_acc);"));
+        body.line(format!("pc_acc = pc_r{r}_group(pc_fault, PC_CAPS, pc_scratch, pc_acc);"));
         body.line(format!(
             "if (pc_lid == 0) {}(pc_out, pc_out_cap, PC_GROUP_ID(), pc_acc);",
             types::store(acc)
@@ -1337,7 +1337,7 @@ impl KernelWriter<'_> {
         };
         if let Delivery::Segmented(r) = delivery {
             work.line(format!(
-                "{} pc_acc = pc_r{r}_identity(pc_fault, pc_caps);",
+                "{} pc_acc = pc_r{r}_identity(pc_fault, PC_CAPS);",
                 ty(self.reductions[r as usize].acc)
             ));
         }
