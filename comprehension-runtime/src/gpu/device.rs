@@ -221,7 +221,7 @@ pub trait Queue: Send {
     /// Waits until everything queued has finished.
     fn finish(&self) -> Result<(), DeviceError>;
     /// What the queue's pinned staging did since it was taken (or since the last call); nothing
-    /// where it stages no copy.
+    /// where it stages no copy. A lane's is its own (`lane().take_staging()`).
     fn take_staging(&self) -> StagingStats {
         StagingStats::default()
     }

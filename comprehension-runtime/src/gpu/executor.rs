@@ -1147,8 +1147,13 @@ impl<'c> Session<'c> {
         }
         sink.landed();
         self.stats.run = start.elapsed();
-        let staged = self.queue.take_staging();
-        (self.stats.bytes_staged, self.stats.staging_waits) = (staged.bytes, staged.waits);
+        // The queue's staging and its lane's, which has slots of its own.
+        for staged in std::iter::once(self.queue.take_staging())
+            .chain(self.queue.lane().map(|lane| lane.take_staging()))
+        {
+            self.stats.bytes_staged += staged.bytes;
+            self.stats.staging_waits += staged.waits;
+        }
         self.stats.peak_memory = self.scratch.peak();
         self.stats.allocations = self.scratch.allocations();
         Ok(())

@@ -787,12 +787,7 @@ impl Queue for ClQueue<'_> {
     }
 
     fn take_staging(&self) -> StagingStats {
-        let mut stats = self.staging().take_stats();
-        if let Some(lane) = &self.lane {
-            let more = lane.take_staging();
-            (stats.bytes, stats.waits) = (stats.bytes + more.bytes, stats.waits + more.waits);
-        }
-        stats
+        self.staging().take_stats()
     }
 
     fn lane(&self) -> Option<&dyn Queue> {
