@@ -6,7 +6,7 @@
 //! Only opened when parcomp's device backend is CUDA, so the driver and NVRTC are known to
 //! load (cudarc panics when one is missing).
 
-use super::{HandWritten, Result, Timed, Timeline};
+use super::{HandWritten, Resident, Result, Timed, Timeline};
 use crate::pythagorean::Triple;
 use crate::workloads::Smvm;
 use cudarc::driver::{
@@ -375,50 +375,176 @@ impl Cuda {
         )?;
         Ok((kept, out))
     }
+
+    /// The memory of the sum's partial sums, one per block.
+    fn sum_partials_memory(&self, t: &mut Timeline, n: usize) -> Result<CudaSlice<u64>> {
+        self.alloc::<u64>(t, n.div_ceil(GROUP as usize).clamp(1, SUM_GROUPS))
+    }
+
+    /// The sum's kernel over the `n` elements of `input`, the read of its partial sums and
+    /// their sum on the host.
+    fn sum_kernels(
+        &self,
+        t: &mut Timeline,
+        input: &CudaSlice<u64>,
+        n: usize,
+        partials: &mut CudaSlice<u64>,
+    ) -> Result<u64> {
+        let groups = n.div_ceil(GROUP as usize).clamp(1, SUM_GROUPS);
+        let n_arg = n as u64;
+        self.launch(
+            t,
+            self.stream
+                .launch_builder(&self.sum_partials)
+                .arg(input)
+                .arg(&n_arg)
+                .arg(&mut *partials),
+            groups,
+        )?;
+        self.kernels_done(t)?;
+        let mut sums = vec![0u64; groups];
+        self.download(t, partials, 0, &mut sums)?;
+        t.device_done();
+        Ok(sums.iter().fold(0u64, |a, &b| a.wrapping_add(b)))
+    }
+
+    /// The filter-map's compaction of the `n` elements of `input` and the read of its result.
+    fn filter_map_kernels(
+        &self,
+        t: &mut Timeline,
+        input: &CudaSlice<u64>,
+        n: usize,
+    ) -> Result<Vec<u64>> {
+        let kernels = Compaction { count: &self.filter_count, scatter: &self.filter_scatter };
+        let (kept, out) = self.compact::<u64, u64>(t, kernels, input, n, 0, 1)?;
+        self.kernels_done(t)?;
+        let mut result = vec![0u64; kept];
+        self.download(t, &out, 0, &mut result)?;
+        t.device_done();
+        Ok(result)
+    }
+
+    /// The CSR matrix's and the vector's memory, for `rows` rows, `nonzeros` and `x_len`.
+    fn csr_memory(
+        &self,
+        t: &mut Timeline,
+        rows: usize,
+        nonzeros: usize,
+        x_len: usize,
+    ) -> Result<Csr> {
+        Ok(Csr {
+            row_start: self.alloc::<u64>(t, rows + 1)?,
+            cols: self.alloc::<u32>(t, nonzeros)?,
+            vals: self.alloc::<f64>(t, nonzeros)?,
+            x: self.alloc::<f64>(t, x_len)?,
+        })
+    }
+
+    /// Copies the CSR arrays and the vector into `csr`.
+    fn upload_csr(
+        &self,
+        t: &mut Timeline,
+        mut csr: Csr,
+        row_start: &[u64],
+        cols: &[u32],
+        vals: &[f64],
+        x: &[f64],
+    ) -> Result<Csr> {
+        self.upload(t, row_start, &mut csr.row_start)?;
+        self.upload(t, cols, &mut csr.cols)?;
+        self.upload(t, vals, &mut csr.vals)?;
+        self.upload(t, x, &mut csr.x)?;
+        Ok(csr)
+    }
+
+    /// The CSR kernel over `rows` rows into `y`, and the read of `y`.
+    fn smvm_kernels(
+        &self,
+        t: &mut Timeline,
+        csr: &Csr,
+        rows: usize,
+        y: &mut CudaSlice<f64>,
+    ) -> Result<Vec<f64>> {
+        let rows_arg = rows as u64;
+        if rows > 0 {
+            self.launch(
+                t,
+                self.stream
+                    .launch_builder(&self.csr_spmv)
+                    .arg(&rows_arg)
+                    .arg(&csr.row_start)
+                    .arg(&csr.cols)
+                    .arg(&csr.vals)
+                    .arg(&csr.x)
+                    .arg(&mut *y),
+                rows.div_ceil(GROUP as usize),
+            )?;
+        }
+        self.kernels_done(t)?;
+        let mut result = vec![0.0; rows];
+        self.download(t, y, 0, &mut result)?;
+        t.device_done();
+        Ok(result)
+    }
+}
+
+/// A CSR matrix and the vector it multiplies, on the device.
+struct Csr {
+    row_start: CudaSlice<u64>,
+    cols: CudaSlice<u32>,
+    vals: CudaSlice<f64>,
+    x: CudaSlice<f64>,
 }
 
 impl HandWritten for Cuda {
     fn sum(&self, values: &[u64]) -> Result<Timed<u64>> {
         let mut t = Timeline::default();
-        let n = values.len();
-        let groups = n.div_ceil(GROUP as usize).clamp(1, SUM_GROUPS);
-        let mut input = self.alloc::<u64>(&mut t, n)?;
-        let mut partials = self.alloc::<u64>(&mut t, groups)?;
+        let mut input = self.alloc::<u64>(&mut t, values.len())?;
+        let mut partials = self.sum_partials_memory(&mut t, values.len())?;
         t.device_starts();
         self.upload(&mut t, values, &mut input)?;
         t.inputs_uploaded();
-        let n_arg = n as u64;
-        self.launch(
-            &mut t,
-            self.stream
-                .launch_builder(&self.sum_partials)
-                .arg(&input)
-                .arg(&n_arg)
-                .arg(&mut partials),
-            groups,
-        )?;
-        self.kernels_done(&mut t)?;
-        let mut sums = vec![0u64; groups];
-        self.download(&mut t, &partials, 0, &mut sums)?;
-        t.device_done();
-        let total = sums.iter().fold(0u64, |a, &b| a.wrapping_add(b));
+        let total = self.sum_kernels(&mut t, &input, values.len(), &mut partials)?;
         Ok(t.timed(total))
+    }
+
+    fn sum_resident<'a>(&'a self, values: &[u64]) -> Result<Resident<'a, u64>> {
+        let mut untimed = Timeline::default();
+        let mut input = self.alloc::<u64>(&mut untimed, values.len())?;
+        self.upload(&mut untimed, values, &mut input)?;
+        let n = values.len();
+        Ok(Box::new(move || {
+            let mut t = Timeline::default();
+            let mut partials = self.sum_partials_memory(&mut t, n)?;
+            t.device_starts();
+            t.inputs_uploaded();
+            let total = self.sum_kernels(&mut t, &input, n, &mut partials)?;
+            Ok(t.timed(total))
+        }))
     }
 
     fn filter_map(&self, values: &[u64]) -> Result<Timed<Vec<u64>>> {
         let mut t = Timeline::default();
-        let n = values.len();
-        let mut input = self.alloc::<u64>(&mut t, n)?;
+        let mut input = self.alloc::<u64>(&mut t, values.len())?;
         t.device_starts();
         self.upload(&mut t, values, &mut input)?;
         t.inputs_uploaded();
-        let kernels = Compaction { count: &self.filter_count, scatter: &self.filter_scatter };
-        let (kept, out) = self.compact::<u64, u64>(&mut t, kernels, &input, n, 0, 1)?;
-        self.kernels_done(&mut t)?;
-        let mut result = vec![0u64; kept];
-        self.download(&mut t, &out, 0, &mut result)?;
-        t.device_done();
+        let result = self.filter_map_kernels(&mut t, &input, values.len())?;
         Ok(t.timed(result))
+    }
+
+    fn filter_map_resident<'a>(&'a self, values: &[u64]) -> Result<Resident<'a, Vec<u64>>> {
+        let mut untimed = Timeline::default();
+        let mut input = self.alloc::<u64>(&mut untimed, values.len())?;
+        self.upload(&mut untimed, values, &mut input)?;
+        let n = values.len();
+        Ok(Box::new(move || {
+            let mut t = Timeline::default();
+            t.device_starts();
+            t.inputs_uploaded();
+            let result = self.filter_map_kernels(&mut t, &input, n)?;
+            Ok(t.timed(result))
+        }))
     }
 
     fn expand(&self, lengths: &[u32]) -> Result<Timed<Vec<u32>>> {
@@ -463,38 +589,31 @@ impl HandWritten for Cuda {
         // The (column, value) pairs as the two arrays of CSR, the row offsets as u64.
         let (cols, vals): (Vec<u32>, Vec<f64>) = m.values().iter().copied().unzip();
         let row_start: Vec<u64> = m.offsets().iter().map(|&o| o as u64).collect();
-        let rows = m.len();
-        let mut row_start_dev = self.alloc::<u64>(&mut t, rows + 1)?;
-        let mut cols_dev = self.alloc::<u32>(&mut t, cols.len())?;
-        let mut vals_dev = self.alloc::<f64>(&mut t, vals.len())?;
-        let mut x_dev = self.alloc::<f64>(&mut t, input.x.len())?;
-        let mut y = self.alloc::<f64>(&mut t, rows)?;
+        let csr = self.csr_memory(&mut t, m.len(), cols.len(), input.x.len())?;
+        let mut y = self.alloc::<f64>(&mut t, m.len())?;
         t.device_starts();
-        self.upload(&mut t, &row_start, &mut row_start_dev)?;
-        self.upload(&mut t, &cols, &mut cols_dev)?;
-        self.upload(&mut t, &vals, &mut vals_dev)?;
-        self.upload(&mut t, &input.x, &mut x_dev)?;
+        let csr = self.upload_csr(&mut t, csr, &row_start, &cols, &vals, &input.x)?;
         t.inputs_uploaded();
-        let rows_arg = rows as u64;
-        if rows > 0 {
-            self.launch(
-                &mut t,
-                self.stream
-                    .launch_builder(&self.csr_spmv)
-                    .arg(&rows_arg)
-                    .arg(&row_start_dev)
-                    .arg(&cols_dev)
-                    .arg(&vals_dev)
-                    .arg(&x_dev)
-                    .arg(&mut y),
-                rows.div_ceil(GROUP as usize),
-            )?;
-        }
-        self.kernels_done(&mut t)?;
-        let mut result = vec![0.0; rows];
-        self.download(&mut t, &y, 0, &mut result)?;
-        t.device_done();
+        let result = self.smvm_kernels(&mut t, &csr, m.len(), &mut y)?;
         Ok(t.timed(result))
+    }
+
+    fn smvm_resident<'a>(&'a self, input: &Smvm) -> Result<Resident<'a, Vec<f64>>> {
+        let m = &input.matrix;
+        let (cols, vals): (Vec<u32>, Vec<f64>) = m.values().iter().copied().unzip();
+        let row_start: Vec<u64> = m.offsets().iter().map(|&o| o as u64).collect();
+        let mut untimed = Timeline::default();
+        let csr = self.csr_memory(&mut untimed, m.len(), cols.len(), input.x.len())?;
+        let csr = self.upload_csr(&mut untimed, csr, &row_start, &cols, &vals, &input.x)?;
+        let rows = m.len();
+        Ok(Box::new(move || {
+            let mut t = Timeline::default();
+            let mut y = self.alloc::<f64>(&mut t, rows)?;
+            t.device_starts();
+            t.inputs_uploaded();
+            let result = self.smvm_kernels(&mut t, &csr, rows, &mut y)?;
+            Ok(t.timed(result))
+        }))
     }
 
     fn pythagorean(&self, n: i32) -> Result<Timed<Vec<Triple>>> {

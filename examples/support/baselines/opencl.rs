@@ -2,7 +2,7 @@
 //! device parcomp uses, programs built once, buffers created per run, blocking copies from and
 //! into `Vec`s.
 
-use super::{HandWritten, Result, Timed, Timeline};
+use super::{HandWritten, Resident, Result, Timed, Timeline};
 use crate::pythagorean::Triple;
 use crate::workloads::Smvm;
 use opencl3::command_queue::CommandQueue;
@@ -386,45 +386,170 @@ impl OpenCl {
         })?;
         Ok((kept, out))
     }
+
+    /// The buffer of the sum's partial sums, one per work-group.
+    fn sum_partials_buffer(&self, t: &mut Timeline, n: usize) -> Result<Buffer<cl_ulong>> {
+        let groups = n.div_ceil(self.group).clamp(1, SUM_GROUPS);
+        self.buffer::<cl_ulong>(t, groups, CL_MEM_WRITE_ONLY)
+    }
+
+    /// The sum's kernel over the `n` elements of `input`, the read of its partial sums and
+    /// their sum on the host.
+    fn sum_kernels(
+        &self,
+        t: &mut Timeline,
+        input: &Buffer<cl_ulong>,
+        n: usize,
+        partials: &Buffer<cl_ulong>,
+    ) -> Result<u64> {
+        let groups = n.div_ceil(self.group).clamp(1, SUM_GROUPS);
+        let n_arg = n as cl_ulong;
+        self.launch(t, &self.sum_partials, groups, |k| {
+            // SAFETY: `sum_partials`'s parameters, in order, with their declared types.
+            unsafe { k.set_arg(&input.get()).set_arg(&n_arg).set_arg(&partials.get()) };
+        })?;
+        self.kernels_done(t)?;
+        let mut sums = vec![0; groups];
+        self.download(t, partials, 0, &mut sums)?;
+        t.device_done();
+        Ok(sums.iter().fold(0u64, |a, &b| a.wrapping_add(b)))
+    }
+
+    /// The filter-map's compaction of the `n` elements of `input` and the read of its result.
+    fn filter_map_kernels(
+        &self,
+        t: &mut Timeline,
+        input: &Buffer<cl_ulong>,
+        n: usize,
+    ) -> Result<Vec<u64>> {
+        let (kept, out) = self.compact::<cl_ulong, cl_ulong>(t, &self.filter, input, n, 0, 1)?;
+        self.kernels_done(t)?;
+        let mut result = vec![0; kept];
+        self.download(t, &out, 0, &mut result)?;
+        t.device_done();
+        Ok(result)
+    }
+
+    /// The CSR matrix's and the vector's buffers, for `rows` rows, `nonzeros` and `x_len`.
+    fn csr_buffers(
+        &self,
+        t: &mut Timeline,
+        rows: usize,
+        nonzeros: usize,
+        x_len: usize,
+    ) -> Result<Csr> {
+        Ok(Csr {
+            row_start: self.buffer::<usize>(t, rows + 1, CL_MEM_READ_ONLY)?,
+            cols: self.buffer::<cl_uint>(t, nonzeros, CL_MEM_READ_ONLY)?,
+            vals: self.buffer::<f64>(t, nonzeros, CL_MEM_READ_ONLY)?,
+            x: self.buffer::<f64>(t, x_len, CL_MEM_READ_ONLY)?,
+        })
+    }
+
+    /// Copies the CSR arrays and the vector into `csr`.
+    fn upload_csr(
+        &self,
+        t: &mut Timeline,
+        mut csr: Csr,
+        row_start: &[usize],
+        cols: &[u32],
+        vals: &[f64],
+        x: &[f64],
+    ) -> Result<Csr> {
+        self.upload(t, &mut csr.row_start, row_start)?;
+        self.upload(t, &mut csr.cols, cols)?;
+        self.upload(t, &mut csr.vals, vals)?;
+        self.upload(t, &mut csr.x, x)?;
+        Ok(csr)
+    }
+
+    /// The CSR kernel over `rows` rows into `y`, and the read of `y`.
+    fn smvm_kernels(
+        &self,
+        t: &mut Timeline,
+        csr: &Csr,
+        rows: usize,
+        y: &Buffer<f64>,
+    ) -> Result<Vec<f64>> {
+        let rows_arg = rows as cl_ulong;
+        if rows > 0 {
+            self.launch(t, &self.csr_spmv, rows.div_ceil(self.group), |k| {
+                // SAFETY: `csr_spmv`'s parameters, in order, with their declared types.
+                unsafe {
+                    k.set_arg(&rows_arg)
+                        .set_arg(&csr.row_start.get())
+                        .set_arg(&csr.cols.get())
+                        .set_arg(&csr.vals.get())
+                        .set_arg(&csr.x.get())
+                        .set_arg(&y.get())
+                };
+            })?;
+        }
+        self.kernels_done(t)?;
+        let mut result = vec![0.0; rows];
+        self.download(t, y, 0, &mut result)?;
+        t.device_done();
+        Ok(result)
+    }
+}
+
+/// A CSR matrix and the vector it multiplies, on the device.
+struct Csr {
+    row_start: Buffer<usize>,
+    cols: Buffer<cl_uint>,
+    vals: Buffer<f64>,
+    x: Buffer<f64>,
 }
 
 impl HandWritten for OpenCl {
     fn sum(&self, values: &[u64]) -> Result<Timed<u64>> {
         let mut t = Timeline::default();
-        let n = values.len();
-        let groups = n.div_ceil(self.group).clamp(1, SUM_GROUPS);
-        let mut input = self.buffer::<cl_ulong>(&mut t, n, CL_MEM_READ_ONLY)?;
-        let partials = self.buffer::<cl_ulong>(&mut t, groups, CL_MEM_WRITE_ONLY)?;
+        let mut input = self.buffer::<cl_ulong>(&mut t, values.len(), CL_MEM_READ_ONLY)?;
+        let partials = self.sum_partials_buffer(&mut t, values.len())?;
         t.device_starts();
         self.upload(&mut t, &mut input, values)?;
         t.inputs_uploaded();
-        let n_arg = n as cl_ulong;
-        self.launch(&mut t, &self.sum_partials, groups, |k| {
-            // SAFETY: `sum_partials`'s parameters, in order, with their declared types.
-            unsafe { k.set_arg(&input.get()).set_arg(&n_arg).set_arg(&partials.get()) };
-        })?;
-        self.kernels_done(&mut t)?;
-        let mut sums = vec![0; groups];
-        self.download(&mut t, &partials, 0, &mut sums)?;
-        t.device_done();
-        let total = sums.iter().fold(0u64, |a, &b| a.wrapping_add(b));
+        let total = self.sum_kernels(&mut t, &input, values.len(), &partials)?;
         Ok(t.timed(total))
+    }
+
+    fn sum_resident<'a>(&'a self, values: &[u64]) -> Result<Resident<'a, u64>> {
+        let mut input =
+            self.buffer::<cl_ulong>(&mut Timeline::default(), values.len(), CL_MEM_READ_ONLY)?;
+        self.upload(&mut Timeline::default(), &mut input, values)?;
+        let n = values.len();
+        Ok(Box::new(move || {
+            let mut t = Timeline::default();
+            let partials = self.sum_partials_buffer(&mut t, n)?;
+            t.device_starts();
+            t.inputs_uploaded();
+            let total = self.sum_kernels(&mut t, &input, n, &partials)?;
+            Ok(t.timed(total))
+        }))
     }
 
     fn filter_map(&self, values: &[u64]) -> Result<Timed<Vec<u64>>> {
         let mut t = Timeline::default();
-        let n = values.len();
-        let mut input = self.buffer::<cl_ulong>(&mut t, n, CL_MEM_READ_ONLY)?;
+        let mut input = self.buffer::<cl_ulong>(&mut t, values.len(), CL_MEM_READ_ONLY)?;
         t.device_starts();
         self.upload(&mut t, &mut input, values)?;
         t.inputs_uploaded();
-        let (kept, out) =
-            self.compact::<cl_ulong, cl_ulong>(&mut t, &self.filter, &input, n, 0, 1)?;
-        self.kernels_done(&mut t)?;
-        let mut result = vec![0; kept];
-        self.download(&mut t, &out, 0, &mut result)?;
-        t.device_done();
+        let result = self.filter_map_kernels(&mut t, &input, values.len())?;
         Ok(t.timed(result))
+    }
+
+    fn filter_map_resident<'a>(&'a self, values: &[u64]) -> Result<Resident<'a, Vec<u64>>> {
+        let mut input =
+            self.buffer::<cl_ulong>(&mut Timeline::default(), values.len(), CL_MEM_READ_ONLY)?;
+        self.upload(&mut Timeline::default(), &mut input, values)?;
+        let n = values.len();
+        Ok(Box::new(move || {
+            let mut t = Timeline::default();
+            t.device_starts();
+            t.inputs_uploaded();
+            let result = self.filter_map_kernels(&mut t, &input, n)?;
+            Ok(t.timed(result))
+        }))
     }
 
     fn expand(&self, lengths: &[u32]) -> Result<Timed<Vec<u32>>> {
@@ -464,37 +589,30 @@ impl HandWritten for OpenCl {
         let m = &input.matrix;
         // The (column, value) pairs as the two arrays of CSR.
         let (cols, vals): (Vec<u32>, Vec<f64>) = m.values().iter().copied().unzip();
-        let rows = m.len();
-        let mut row_start = self.buffer::<usize>(&mut t, rows + 1, CL_MEM_READ_ONLY)?;
-        let mut cols_buf = self.buffer::<cl_uint>(&mut t, cols.len(), CL_MEM_READ_ONLY)?;
-        let mut vals_buf = self.buffer::<f64>(&mut t, vals.len(), CL_MEM_READ_ONLY)?;
-        let mut x_buf = self.buffer::<f64>(&mut t, input.x.len(), CL_MEM_READ_ONLY)?;
-        let y = self.buffer::<f64>(&mut t, rows, CL_MEM_WRITE_ONLY)?;
+        let csr = self.csr_buffers(&mut t, m.len(), cols.len(), input.x.len())?;
+        let y = self.buffer::<f64>(&mut t, m.len(), CL_MEM_WRITE_ONLY)?;
         t.device_starts();
-        self.upload(&mut t, &mut row_start, m.offsets())?;
-        self.upload(&mut t, &mut cols_buf, &cols)?;
-        self.upload(&mut t, &mut vals_buf, &vals)?;
-        self.upload(&mut t, &mut x_buf, &input.x)?;
+        let csr = self.upload_csr(&mut t, csr, m.offsets(), &cols, &vals, &input.x)?;
         t.inputs_uploaded();
-        let rows_arg = rows as cl_ulong;
-        if rows > 0 {
-            self.launch(&mut t, &self.csr_spmv, rows.div_ceil(self.group), |k| {
-                // SAFETY: `csr_spmv`'s parameters, in order, with their declared types.
-                unsafe {
-                    k.set_arg(&rows_arg)
-                        .set_arg(&row_start.get())
-                        .set_arg(&cols_buf.get())
-                        .set_arg(&vals_buf.get())
-                        .set_arg(&x_buf.get())
-                        .set_arg(&y.get())
-                };
-            })?;
-        }
-        self.kernels_done(&mut t)?;
-        let mut result = vec![0.0; rows];
-        self.download(&mut t, &y, 0, &mut result)?;
-        t.device_done();
+        let result = self.smvm_kernels(&mut t, &csr, m.len(), &y)?;
         Ok(t.timed(result))
+    }
+
+    fn smvm_resident<'a>(&'a self, input: &Smvm) -> Result<Resident<'a, Vec<f64>>> {
+        let m = &input.matrix;
+        let (cols, vals): (Vec<u32>, Vec<f64>) = m.values().iter().copied().unzip();
+        let mut untimed = Timeline::default();
+        let csr = self.csr_buffers(&mut untimed, m.len(), cols.len(), input.x.len())?;
+        let csr = self.upload_csr(&mut untimed, csr, m.offsets(), &cols, &vals, &input.x)?;
+        let rows = m.len();
+        Ok(Box::new(move || {
+            let mut t = Timeline::default();
+            let y = self.buffer::<f64>(&mut t, rows, CL_MEM_WRITE_ONLY)?;
+            t.device_starts();
+            t.inputs_uploaded();
+            let result = self.smvm_kernels(&mut t, &csr, rows, &y)?;
+            Ok(t.timed(result))
+        }))
     }
 
     fn pythagorean(&self, n: i32) -> Result<Timed<Vec<Triple>>> {
