@@ -44,7 +44,10 @@
  * so the element's address does not wait for it (nor for the row's index) when it is not used. */
 #define PC_CAP_LEVEL_ROW_ELEM(c, k, r, i) \
   PC_LOAD(c)(PC_CAP_VALUES(k), PC_CAP_WORD(k, 3), \
-             pc_rows_direct ? pc_j : PC_CAP_ROW_START(k, r) + (i))
+             PC_ROWS_DIRECT ? pc_j : PC_CAP_ROW_START(k, r) + (i))
+/* `pc_rows_direct`, or its value where the kernel wrote a loop for each (it is the same for
+ * every position of a launch). */
+#define PC_ROWS_DIRECT pc_rows_direct
 
 /* `row[i]` of a row `r` (valid) of capture `k`, as written by the user: checked. */
 #define PC_CAP_ROW_INDEX(c, k, where, r, i)                                                      \

@@ -1113,18 +1113,41 @@ impl KernelWriter<'_> {
             }
             (_, _, Some(r)) if coarse_reduce => {
                 // A run that starts a group: its first position's value starts it.
-                body.line("    pc_u32 pc_q = 0;");
-                body.line("    if (pc_fresh) {");
-                body.append(first_copy.take().expect("a nested reduction's level has two copies"));
-                body.line("      pc_tail = pc_acc;");
-                body.line("      pc_q = 1u;");
-                body.line("      pc_j++;");
-                body.line("      pc_i++;");
-                body.line("    }");
-                body.line("    for (; pc_q < pc_run; pc_q++, pc_j++, pc_i++) {");
-                // `work` is a run's loop body: close it, the loop over runs and the bounds check.
-                body.append(work);
-                body.line("    }");
+                let first = first_copy.take().expect("a nested reduction's level has two copies");
+                let (first, each) = (first.text(), work.text());
+                // Where the rows may be read directly, the run is written twice, for each value
+                // of `pc_rows_direct` (the same for every run of a launch), so that the loop
+                // over the run's positions tests nothing but its end.
+                let forms: &[&str] = if self.rows_level.is_some() { &["1", "0"] } else { &[""] };
+                for (k, direct) in forms.iter().enumerate() {
+                    if !direct.is_empty() {
+                        body.line(if k == 0 {
+                            "    if (pc_rows_direct) {"
+                        } else {
+                            "    } else {"
+                        });
+                        body.line(format!(
+                            "#undef PC_ROWS_DIRECT\n#define PC_ROWS_DIRECT {direct}"
+                        ));
+                    }
+                    body.line("    pc_u32 pc_q = 0;");
+                    body.line("    if (pc_fresh) {");
+                    body.append_text(&first);
+                    body.line("      pc_tail = pc_acc;");
+                    body.line("      pc_q = 1u;");
+                    body.line("      pc_j++;");
+                    body.line("      pc_i++;");
+                    body.line("    }");
+                    body.line("    for (; pc_q < pc_run; pc_q++, pc_j++, pc_i++) {");
+                    // `each` is a run's loop body: close it, the loop over runs and the bounds
+                    // check.
+                    body.append_text(&each);
+                    body.line("    }");
+                }
+                if forms.len() > 1 {
+                    body.line("#undef PC_ROWS_DIRECT\n#define PC_ROWS_DIRECT pc_rows_direct");
+                    body.line("    }");
+                }
                 body.line("    pc_k += pc_run;");
                 body.line("  }");
                 if let Some(identity) = &empty_rows {

@@ -42,6 +42,11 @@ impl Body {
         self.lines.extend(other.lines);
     }
 
+    /// Appends `text`'s lines as they are (written by [`Self::text`] of a body as deep).
+    pub(crate) fn append_text(&mut self, text: &str) {
+        self.lines.extend(text.lines().map(str::to_string));
+    }
+
     pub(crate) fn nested(&self) -> Body {
         Body::new(self.indent + 1)
     }
