@@ -706,6 +706,9 @@ impl KernelWriter<'_> {
             _ => None,
         };
         let mut tile = None;
+        // Whether a nested reduction's level takes a CPU device's form for rows read directly
+        // (`cpu_direct_rows`).
+        let mut cpu_direct = false;
         // A level that filters (and is not reduced) writes only the positions it keeps, packed:
         // the kernel runs twice over the chunk (search.h): phase 0 counts each work-group's
         // kept positions into `pc_places`, which the host scans into each group's first place,
@@ -831,7 +834,8 @@ impl KernelWriter<'_> {
                         types::store(self.reductions[r as usize].acc)
                     )
                 });
-                let mut run = coarse_runs(&mut body, empty_rows.as_deref());
+                cpu_direct = empty_rows.is_some() && self.rows_level.is_some();
+                let mut run = coarse_runs(&mut body, empty_rows.as_deref(), cpu_direct);
                 if !root {
                     self.load_inputs(inputs, "pc_p", &mut run);
                 }
@@ -851,8 +855,7 @@ impl KernelWriter<'_> {
                 run.line("}");
                 run.line("if (pc_fresh) pc_group = pc_g;");
                 body.append(run);
-                // The run's positions (the loop is opened after its first position's copy of
-                // the body, below).
+                // The run's positions (the loop is opened below, the body written).
                 Body::new(4)
             }
             (None, Some(r)) => {
@@ -929,18 +932,13 @@ impl KernelWriter<'_> {
             work.line("pc_u64 pc_p = pc_fanout ? pc_parent_of_regular(pc_j, pc_fanout) : pc_segment_in(pc_offsets, pc_span[0], pc_span[1], pc_j);");
             work.line("pc_u64 pc_i = pc_j - (pc_fanout ? pc_p * pc_fanout : pc_offsets[pc_p]);");
         }
-        // A nested reduction's level writes the body twice: for a run's first position when it
-        // starts a group (its value starts the group's), and in the loop over the rest, which
-        // then only applies the operator.
-        let copies = if coarse_reduce { 2 } else { 1 };
-        let mut first_copy = None;
         // A nested reduction's level advances `pc_j` with its positions: where the rows'
         // offsets are the level's, the element is read at the position, with no wait for the
         // row's index and start (a chain of dependent loads at the start of every row).
         if coarse_reduce {
             self.ew.direct_rows = self.rows_level;
         }
-        for copy in 0..copies {
+        {
             let mut block = work.nested();
             {
                 let work = &mut block;
@@ -1013,11 +1011,7 @@ impl KernelWriter<'_> {
                 work.append(inner);
                 work.line("} while (0);");
             }
-            if copy + 1 < copies {
-                first_copy = Some(block);
-            } else {
-                work.append(block);
-            }
+            work.append(block);
         }
         self.ew.direct_rows = None;
         match head {
@@ -1112,9 +1106,10 @@ impl KernelWriter<'_> {
                 body.line("}");
             }
             (_, _, Some(r)) if coarse_reduce => {
-                // A run that starts a group: its first position's value starts it.
-                let first = first_copy.take().expect("a nested reduction's level has two copies");
-                let (first, each) = (first.text(), work.text());
+                // A run that starts a group starts it from the identity, as the CPU's folds do,
+                // so the body is written once (it was written twice, the first copy for a run's
+                // first position, whose value started the group).
+                let each = work.text();
                 // Where the rows may be read directly, the run is written twice, for each value
                 // of `pc_rows_direct` (the same for every run of a launch), so that the loop
                 // over the run's positions tests nothing but its end.
@@ -1130,15 +1125,10 @@ impl KernelWriter<'_> {
                             "#undef PC_ROWS_DIRECT\n#define PC_ROWS_DIRECT {direct}"
                         ));
                     }
-                    body.line("    pc_u32 pc_q = 0;");
-                    body.line("    if (pc_fresh) {");
-                    body.append_text(&first);
-                    body.line("      pc_tail = pc_acc;");
-                    body.line("      pc_q = 1u;");
-                    body.line("      pc_j++;");
-                    body.line("      pc_i++;");
-                    body.line("    }");
-                    body.line("    for (; pc_q < pc_run; pc_q++, pc_j++, pc_i++) {");
+                    body.line(format!(
+                        "    if (pc_fresh) pc_tail = pc_r{r}_identity(pc_fault, PC_CAPS);"
+                    ));
+                    body.line("    for (pc_u32 pc_q = 0; pc_q < pc_run; pc_q++, pc_j++, pc_i++) {");
                     // `each` is a run's loop body: close it, the loop over runs and the bounds
                     // check.
                     body.append_text(&each);
@@ -1150,6 +1140,14 @@ impl KernelWriter<'_> {
                 }
                 body.line("    pc_k += pc_run;");
                 body.line("  }");
+                if let (true, Some(identity)) = (cpu_direct, &empty_rows) {
+                    let mut inputs_here = Body::new(3);
+                    self.load_inputs(inputs, "pc_p", &mut inputs_here);
+                    let store = types::store(self.reductions[r as usize].acc);
+                    let start = format!("pc_r{r}_identity(pc_fault, PC_CAPS)");
+                    let inputs_here = inputs_here.text();
+                    cpu_direct_rows(&mut body, (&inputs_here, &each), (identity, &start), &store);
+                }
                 if let Some(identity) = &empty_rows {
                     // The level's last position: the parents after its own are empty.
                     body.line("  if (!pc_fanout && pc_j == pc_offsets[pc_parents]) {");
@@ -1634,11 +1632,65 @@ fn close_coarse_rows(body: &mut Body) {
     body.line("}");
 }
 
+/// A CPU device's form of a nested reduction's level whose positions are its rows' elements
+/// (`pc_rows_direct`) and whose groups are its rows: the `else` of [`coarse_runs`]'s loop, the
+/// same runs with nothing per row but the row's end, the work-item's previous group handed on,
+/// and the step to the next row. A core keeps only so many instructions in flight, and the
+/// rows' elements' loads (the sparse matrix × vector's gathers from `x`) wait among them: the
+/// fewer instructions per row, the more of them overlap. `identity` writes row `pc_e`'s
+/// result, `start` is the identity's value; `(inputs, each)`: the parent's inputs loaded for
+/// `pc_p`, and a position's value folded into `pc_tail`; `store` the accumulator's store.
+fn cpu_direct_rows(
+    body: &mut Body,
+    (inputs, each): (&str, &str),
+    (identity, start): (&str, &str),
+    store: &str,
+) {
+    body.line("#if PC_CPU_SHAPES");
+    body.line("  else {");
+    body.line("    pc_u64 pc_jend = pc_j + pc_items;");
+    body.line("    pc_bool pc_more = 0;");
+    body.line("    for (;;) {");
+    // The work-item's group before this row's is complete, or its head.
+    body.line("      if (pc_more) {");
+    body.line("        if (!pc_has_head) {");
+    body.line("          pc_head = pc_tail;");
+    body.line("          pc_head_group = pc_group;");
+    body.line("          pc_has_head = 1;");
+    body.line("        } else {");
+    body.line(format!("          {store}(pc_res, pc_res_cap, pc_group, pc_tail);"));
+    body.line("        }");
+    body.line("      }");
+    body.line("      pc_more = 1;");
+    body.line("      pc_group = pc_p;");
+    body.line(format!("      pc_tail = {start};"));
+    body.line("      pc_u64 pc_rend = pc_offsets[pc_p + 1u];");
+    body.line("      pc_u64 pc_stop = pc_rend < pc_jend ? pc_rend : pc_jend;");
+    body.line("      pc_i = pc_j - pc_offsets[pc_p];");
+    body.append_text(inputs);
+    body.line("#undef PC_ROWS_DIRECT\n#define PC_ROWS_DIRECT 1");
+    body.line("      for (; pc_j < pc_stop; pc_j++, pc_i++) {");
+    body.append_text(each);
+    body.line("      }");
+    body.line("#undef PC_ROWS_DIRECT\n#define PC_ROWS_DIRECT pc_rows_direct");
+    body.line("      if (pc_j >= pc_jend) break;");
+    body.line("      pc_p++;");
+    // Past empty rows, each given the identity, to the row that holds `pc_j`.
+    body.line("      if (pc_j >= pc_offsets[pc_p + 1u]) {");
+    body.line("        pc_u64 pc_e = pc_p;");
+    body.line("        pc_p = pc_segment_in(pc_offsets, pc_p + 1u, pc_span[1], pc_j);");
+    body.line(format!("        for (; pc_e < pc_p; pc_e++) {identity};"));
+    body.line("      }");
+    body.line("    }");
+    body.line("  }");
+    body.line("#endif");
+}
+
 /// The loop of a nested reduction's level over its work-item's `PC_LEVEL_ITEMS` positions by
 /// runs, each the positions of one parent (`pc_run` of them from `pc_j`, child `pc_i` of
 /// `pc_p`, after `pc_k` of the work-item's): opens the bounds check and the loop over runs, and
 /// returns the run's body, in which the caller opens the loop over the run's positions.
-fn coarse_runs(body: &mut Body, empty_rows: Option<&str>) -> Body {
+fn coarse_runs(body: &mut Body, empty_rows: Option<&str>, cpu_direct: bool) -> Body {
     body.line("pc_u64 pc_tile0 = (pc_u64)PC_GROUP_ID() * PC_WG * PC_LEVEL_ITEMS;");
     body.line("PC_LOCAL_ARRAY(pc_u64, pc_firsts, PC_WG);");
     body.line("pc_bool pc_merged = (pc_bool)(!pc_fanout && pc_tile0 < pc_count && pc_span[1] - pc_span[0] < PC_MERGE_SPAN);");
@@ -1661,6 +1713,12 @@ fn coarse_runs(body: &mut Body, empty_rows: Option<&str>) -> Body {
     // parent's first child, or — past empty parents — a later one's, searched for from the
     // next parent on (so a run of empty parents costs one search, not a step each). A run
     // ends at its parent's last child or the work-item's last position, so it is never empty.
+    if cpu_direct {
+        // On a CPU device, rows read directly go by `cpu_direct_rows` instead (its `else`).
+        items.line("#if PC_CPU_SHAPES");
+        items.line("if (!pc_rows_direct)");
+        items.line("#endif");
+    }
     items.line("for (pc_u32 pc_k = 0; pc_k < pc_items;) {");
     let mut run = items.nested();
     run.line("if (pc_k > 0u) {");
