@@ -376,6 +376,14 @@ impl Cuda {
         Ok((kept, out))
     }
 
+    /// Device memory holding `values`, copied before any run (untimed, uncounted).
+    fn kept_input(&self, values: &[u64]) -> Result<CudaSlice<u64>> {
+        let mut untimed = Timeline::default();
+        let mut input = self.alloc::<u64>(&mut untimed, values.len())?;
+        self.upload(&mut untimed, values, &mut input)?;
+        Ok(input)
+    }
+
     /// The memory of the sum's partial sums, one per block.
     fn sum_partials_memory(&self, t: &mut Timeline, n: usize) -> Result<CudaSlice<u64>> {
         self.alloc::<u64>(t, n.div_ceil(GROUP as usize).clamp(1, SUM_GROUPS))
@@ -509,15 +517,12 @@ impl HandWritten for Cuda {
     }
 
     fn sum_resident<'a>(&'a self, values: &[u64]) -> Result<Resident<'a, u64>> {
-        let mut untimed = Timeline::default();
-        let mut input = self.alloc::<u64>(&mut untimed, values.len())?;
-        self.upload(&mut untimed, values, &mut input)?;
+        let input = self.kept_input(values)?;
         let n = values.len();
         Ok(Box::new(move || {
             let mut t = Timeline::default();
             let mut partials = self.sum_partials_memory(&mut t, n)?;
-            t.device_starts();
-            t.inputs_uploaded();
+            t.inputs_kept();
             let total = self.sum_kernels(&mut t, &input, n, &mut partials)?;
             Ok(t.timed(total))
         }))
@@ -534,14 +539,11 @@ impl HandWritten for Cuda {
     }
 
     fn filter_map_resident<'a>(&'a self, values: &[u64]) -> Result<Resident<'a, Vec<u64>>> {
-        let mut untimed = Timeline::default();
-        let mut input = self.alloc::<u64>(&mut untimed, values.len())?;
-        self.upload(&mut untimed, values, &mut input)?;
+        let input = self.kept_input(values)?;
         let n = values.len();
         Ok(Box::new(move || {
             let mut t = Timeline::default();
-            t.device_starts();
-            t.inputs_uploaded();
+            t.inputs_kept();
             let result = self.filter_map_kernels(&mut t, &input, n)?;
             Ok(t.timed(result))
         }))
@@ -609,8 +611,7 @@ impl HandWritten for Cuda {
         Ok(Box::new(move || {
             let mut t = Timeline::default();
             let mut y = self.alloc::<f64>(&mut t, rows)?;
-            t.device_starts();
-            t.inputs_uploaded();
+            t.inputs_kept();
             let result = self.smvm_kernels(&mut t, &csr, rows, &mut y)?;
             Ok(t.timed(result))
         }))

@@ -70,6 +70,12 @@ impl Timeline {
         self.kernels_start = Some(Instant::now());
     }
 
+    /// A run over inputs kept on the device: its device time starts with its kernels.
+    pub fn inputs_kept(&mut self) {
+        self.device_starts();
+        self.inputs_uploaded();
+    }
+
     /// The last kernel has finished.
     pub fn kernels_done(&mut self) {
         self.kernels_end = Some(Instant::now());

@@ -387,6 +387,14 @@ impl OpenCl {
         Ok((kept, out))
     }
 
+    /// A buffer holding `values`, copied before any run (untimed, uncounted).
+    fn kept_input(&self, values: &[u64]) -> Result<Buffer<cl_ulong>> {
+        let mut untimed = Timeline::default();
+        let mut input = self.buffer::<cl_ulong>(&mut untimed, values.len(), CL_MEM_READ_ONLY)?;
+        self.upload(&mut untimed, &mut input, values)?;
+        Ok(input)
+    }
+
     /// The buffer of the sum's partial sums, one per work-group.
     fn sum_partials_buffer(&self, t: &mut Timeline, n: usize) -> Result<Buffer<cl_ulong>> {
         let groups = n.div_ceil(self.group).clamp(1, SUM_GROUPS);
@@ -514,15 +522,12 @@ impl HandWritten for OpenCl {
     }
 
     fn sum_resident<'a>(&'a self, values: &[u64]) -> Result<Resident<'a, u64>> {
-        let mut input =
-            self.buffer::<cl_ulong>(&mut Timeline::default(), values.len(), CL_MEM_READ_ONLY)?;
-        self.upload(&mut Timeline::default(), &mut input, values)?;
+        let input = self.kept_input(values)?;
         let n = values.len();
         Ok(Box::new(move || {
             let mut t = Timeline::default();
             let partials = self.sum_partials_buffer(&mut t, n)?;
-            t.device_starts();
-            t.inputs_uploaded();
+            t.inputs_kept();
             let total = self.sum_kernels(&mut t, &input, n, &partials)?;
             Ok(t.timed(total))
         }))
@@ -539,14 +544,11 @@ impl HandWritten for OpenCl {
     }
 
     fn filter_map_resident<'a>(&'a self, values: &[u64]) -> Result<Resident<'a, Vec<u64>>> {
-        let mut input =
-            self.buffer::<cl_ulong>(&mut Timeline::default(), values.len(), CL_MEM_READ_ONLY)?;
-        self.upload(&mut Timeline::default(), &mut input, values)?;
+        let input = self.kept_input(values)?;
         let n = values.len();
         Ok(Box::new(move || {
             let mut t = Timeline::default();
-            t.device_starts();
-            t.inputs_uploaded();
+            t.inputs_kept();
             let result = self.filter_map_kernels(&mut t, &input, n)?;
             Ok(t.timed(result))
         }))
@@ -608,8 +610,7 @@ impl HandWritten for OpenCl {
         Ok(Box::new(move || {
             let mut t = Timeline::default();
             let y = self.buffer::<f64>(&mut t, rows, CL_MEM_WRITE_ONLY)?;
-            t.device_starts();
-            t.inputs_uploaded();
+            t.inputs_kept();
             let result = self.smvm_kernels(&mut t, &csr, rows, &y)?;
             Ok(t.timed(result))
         }))
