@@ -676,17 +676,11 @@ impl<'c> Session<'c> {
             }
             Ok(column) => column,
         };
-        if let Upload::Bytes(ColumnBytes::Borrowed(raw)) = &column {
-            // SAFETY: the caller's bytes, borrowed for 'c, longer than the session, which
-            // releases the buffer after its queue finished; no kernel writes a capture.
-            let wrapped = unsafe { self.device.wrap(raw.as_ptr(), raw.len()) }?;
-            if let Some(buffer) = wrapped {
-                self.stats.bytes_in_place += raw.len() as u64;
-                self.stats.dram_minimum += raw.len() as u64;
-                self.cap_bufs.push(CapBuf::InPlace(self.in_place.len()));
-                self.in_place.push(buffer);
-                return Ok(0);
-            }
+        if let Some(buffer) = self.read_in_place(&column)? {
+            self.stats.dram_minimum += buffer.bytes as u64;
+            self.cap_bufs.push(CapBuf::InPlace(self.in_place.len()));
+            self.in_place.push(buffer);
+            return Ok(0);
         }
         let len = match &column {
             Upload::Bytes(bytes) => bytes.bytes().len(),
@@ -697,6 +691,23 @@ impl<'c> Session<'c> {
         *at += len;
         self.cap_bufs.push(CapBuf::Caps);
         Ok(offset as u64)
+    }
+
+    /// `column` as a buffer the kernels read where it lies, when it is the caller's bytes and
+    /// the device reads the host's memory in place ([`Device::wrap`]; counted in
+    /// `bytes_in_place`); `None` otherwise (bytes to copy, values to convert, another device).
+    fn read_in_place(&mut self, column: &Upload<'c>) -> Result<Option<Buffer>, DeviceFailure> {
+        let Upload::Bytes(ColumnBytes::Borrowed(raw)) = column else {
+            return Ok(None);
+        };
+        // SAFETY: the caller's bytes, borrowed for 'c, longer than the session, which releases
+        // the buffer (in `in_place` or `root`) after its queue finished; no kernel writes a
+        // capture or the first generator.
+        let wrapped = unsafe { self.device.wrap(raw.as_ptr(), raw.len()) }?;
+        if wrapped.is_some() {
+            self.stats.bytes_in_place += raw.len() as u64;
+        }
+        Ok(wrapped)
     }
 
     /// Puts a collection's column into `mem` at `offset`: its bytes copied in without waiting;
@@ -1052,17 +1063,8 @@ impl<'c> Session<'c> {
                             }
                         });
                         let by_pieces = self.lane && len as u64 > self.chunk;
-                        if let (Upload::Bytes(ColumnBytes::Borrowed(raw)), false) =
-                            (&column, by_pieces)
-                        {
-                            // SAFETY: the caller's elements, borrowed for 'c, longer than the
-                            // session, which releases the buffer after its queue finished; no
-                            // kernel writes the first generator.
-                            let wrapped = unsafe { self.device.wrap(raw.as_ptr(), raw.len()) }?;
-                            if let Some(buffer) = wrapped {
-                                self.stats.bytes_in_place += raw.len() as u64;
-                                self.root = Some(Held::InPlace(buffer));
-                            }
+                        if !by_pieces {
+                            self.root = self.read_in_place(&column)?.map(Held::InPlace);
                         }
                         if self.root.is_none() {
                             let mem = self.alloc(layout.bytes as u64)?;
@@ -1096,26 +1098,22 @@ impl<'c> Session<'c> {
     /// The parameters every generated kernel starts with: the fault word, the captures
     /// (`PC_CAPS`), the first generator.
     fn common(&self) -> Vec<Arg<'_>> {
-        let mut args = vec![Arg::Buffer(&self.fault.as_ref().expect("uploaded").buf)];
-        args.extend(self.captured());
-        args.push(Arg::U64(self.root_start));
-        args.push(Arg::U64(self.root_cap));
-        args.push(Arg::Buffer(self.root.as_ref().expect("uploaded").buf()));
-        args
+        self.with_captures(&[
+            Arg::U64(self.root_start),
+            Arg::U64(self.root_cap),
+            Arg::Buffer(self.root.as_ref().expect("uploaded").buf()),
+        ])
     }
 
-    /// The captures as a kernel takes them (`PC_CAPS`): their buffer, then each collection's.
-    fn captured(&self) -> impl Iterator<Item = Arg<'_>> {
-        let caps = &self.caps.as_ref().expect("uploaded").buf;
-        std::iter::once(Arg::Buffer(caps))
-            .chain(self.cap_bufs.iter().map(move |&b| Arg::Buffer(self.cap_buf(b))))
-    }
-
-    /// The arguments of a kernel of `reduce.cl` (or any that takes the fault word and the
-    /// captures first): those, then `rest`.
+    /// The arguments of a kernel that takes the fault word and the captures (`PC_CAPS`: their
+    /// buffer, then each collection's) first, as every kernel of `reduce.cl` does: those, then
+    /// `rest`.
     fn with_captures<'a>(&'a self, rest: &[Arg<'a>]) -> Vec<Arg<'a>> {
-        let mut args = vec![Arg::Buffer(&self.fault.as_ref().expect("uploaded").buf)];
-        args.extend(self.captured());
+        let mut args = vec![
+            Arg::Buffer(&self.fault.as_ref().expect("uploaded").buf),
+            Arg::Buffer(&self.caps.as_ref().expect("uploaded").buf),
+        ];
+        args.extend(self.cap_bufs.iter().map(|&b| Arg::Buffer(self.cap_buf(b))));
         args.extend_from_slice(rest);
         args
     }

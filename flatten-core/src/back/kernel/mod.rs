@@ -706,9 +706,6 @@ impl KernelWriter<'_> {
             _ => None,
         };
         let mut tile = None;
-        // Whether a nested reduction's level takes a CPU device's form for rows read directly
-        // (`cpu_direct_rows`).
-        let mut cpu_direct = false;
         // A level that filters (and is not reduced) writes only the positions it keeps, packed:
         // the kernel runs twice over the chunk (search.h): phase 0 counts each work-group's
         // kept positions into `pc_places`, which the host scans into each group's first place,
@@ -834,24 +831,17 @@ impl KernelWriter<'_> {
                         types::store(self.reductions[r as usize].acc)
                     )
                 });
-                cpu_direct = empty_rows.is_some() && self.rows_level.is_some();
-                let mut run = coarse_runs(&mut body, empty_rows.as_deref(), cpu_direct);
+                let rows_level = self.rows_level.is_some();
+                let mut run = coarse_runs(&mut body, empty_rows.as_deref(), rows_level);
                 if !root {
                     self.load_inputs(inputs, "pc_p", &mut run);
                 }
                 run.line(format!("pc_u64 pc_g = {group};"));
                 run.line("pc_bool pc_fresh = pc_k == 0u || pc_g != pc_group;");
                 run.line("if (pc_fresh && pc_k > 0u) {");
-                run.line("  if (!pc_has_head) {");
-                run.line("    pc_head = pc_tail;");
-                run.line("    pc_head_group = pc_group;");
-                run.line("    pc_has_head = 1;");
-                run.line("  } else {");
-                run.line(format!(
-                    "    {}(pc_res, pc_res_cap, pc_group, pc_tail);",
-                    types::store(self.reductions[r as usize].acc)
-                ));
-                run.line("  }");
+                let mut hand_on = run.nested();
+                hand_on_group(&mut hand_on, &types::store(self.reductions[r as usize].acc));
+                run.append(hand_on);
                 run.line("}");
                 run.line("if (pc_fresh) pc_group = pc_g;");
                 body.append(run);
@@ -938,81 +928,71 @@ impl KernelWriter<'_> {
         if coarse_reduce {
             self.ew.direct_rows = self.rows_level;
         }
-        {
-            let mut block = work.nested();
-            {
-                let work = &mut block;
-                if let (Some(r), true) = (segmented, coarse_reduce) {
-                    let t = ty(self.reductions[r as usize].acc);
-                    work.line(format!("{t} pc_acc = pc_r{r}_identity(pc_fault, PC_CAPS);"));
-                }
-                if !compacting || coarse {
-                    work.line("pc_bool pc_pass = 0;");
-                }
-                work.line("do {");
-                let mut inner = work.nested();
-                // (A nested reduction's level loaded its parent's inputs once per run, a
-                // filtering level's row loop (coarse_rows) once per row.)
-                if !(root || coarse_reduce || (coarse && compacting)) {
-                    self.load_inputs(inputs, "pc_p", &mut inner);
-                }
-                self.position(plan, level, "pc_i", &mut inner);
-                match head {
-                    _ if coarse && compacting => {
-                        // Held in both phases: phase 0 stages them when the work-group keeps few.
-                        for (k, (_, var, _)) in held.iter().enumerate() {
-                            let value = if var.is_empty() {
-                                self.ew.expr(device(&plan.head), &mut inner)
-                            } else {
-                                var.clone()
-                            };
-                            inner.line(format!("pc_keep{k}[pc_kept] = {value};"));
-                        }
-                        if nested {
-                            inner.line(format!("pc_keep_group[pc_kept] = {group};"));
-                        }
-                    }
-                    _ if compacting => {
-                        for (k, (_, var, _)) in held.iter().enumerate() {
-                            let value = if var.is_empty() {
-                                self.ew.expr(device(&plan.head), &mut inner)
-                            } else {
-                                var.clone()
-                            };
-                            inner.line(format!("pc_keep{k} = {value};"));
-                        }
-                    }
-                    None => {
-                        for &v in outputs {
-                            let n = self.ew.var_name(v);
-                            let c = self.ew.var_class(v);
-                            inner.line(format!(
-                                "{}(pc_out_{n}, pc_out_cap, pc_t, {n});",
-                                types::store(c)
-                            ));
-                        }
-                        if let Some(next) = next {
-                            // The next level's size at this position, as its size kernel
-                            // computes it from the values just written (no launch of that
-                            // kernel, no reading them back).
-                            inner.line("pc_u64 pc_size = 0;");
-                            inner.line("do {");
-                            let mut size = inner.nested();
-                            self.qualifiers(plan, &next.before, &mut size);
-                            let n = self.ew.source_size(&next.device_generator().source, &mut size);
-                            size.line(format!("pc_size = {n};"));
-                            inner.append(size);
-                            inner.line("} while (0);");
-                            inner.line("pc_sizes[pc_t] = pc_size;");
-                        }
-                    }
-                    Some(delivery) => self.deliver(plan, delivery, &mut inner),
-                }
-                work.append(inner);
-                work.line("} while (0);");
-            }
-            work.append(block);
+        if let (Some(r), true) = (segmented, coarse_reduce) {
+            let t = ty(self.reductions[r as usize].acc);
+            work.line(format!("{t} pc_acc = pc_r{r}_identity(pc_fault, PC_CAPS);"));
         }
+        if !compacting || coarse {
+            work.line("pc_bool pc_pass = 0;");
+        }
+        work.line("do {");
+        let mut inner = work.nested();
+        // (A nested reduction's level loaded its parent's inputs once per run, a
+        // filtering level's row loop (coarse_rows) once per row.)
+        if !(root || coarse_reduce || (coarse && compacting)) {
+            self.load_inputs(inputs, "pc_p", &mut inner);
+        }
+        self.position(plan, level, "pc_i", &mut inner);
+        match head {
+            _ if coarse && compacting => {
+                // Held in both phases: phase 0 stages them when the work-group keeps few.
+                for (k, (_, var, _)) in held.iter().enumerate() {
+                    let value = if var.is_empty() {
+                        self.ew.expr(device(&plan.head), &mut inner)
+                    } else {
+                        var.clone()
+                    };
+                    inner.line(format!("pc_keep{k}[pc_kept] = {value};"));
+                }
+                if nested {
+                    inner.line(format!("pc_keep_group[pc_kept] = {group};"));
+                }
+            }
+            _ if compacting => {
+                for (k, (_, var, _)) in held.iter().enumerate() {
+                    let value = if var.is_empty() {
+                        self.ew.expr(device(&plan.head), &mut inner)
+                    } else {
+                        var.clone()
+                    };
+                    inner.line(format!("pc_keep{k} = {value};"));
+                }
+            }
+            None => {
+                for &v in outputs {
+                    let n = self.ew.var_name(v);
+                    let c = self.ew.var_class(v);
+                    inner.line(format!("{}(pc_out_{n}, pc_out_cap, pc_t, {n});", types::store(c)));
+                }
+                if let Some(next) = next {
+                    // The next level's size at this position, as its size kernel
+                    // computes it from the values just written (no launch of that
+                    // kernel, no reading them back).
+                    inner.line("pc_u64 pc_size = 0;");
+                    inner.line("do {");
+                    let mut size = inner.nested();
+                    self.qualifiers(plan, &next.before, &mut size);
+                    let n = self.ew.source_size(&next.device_generator().source, &mut size);
+                    size.line(format!("pc_size = {n};"));
+                    inner.append(size);
+                    inner.line("} while (0);");
+                    inner.line("pc_sizes[pc_t] = pc_size;");
+                }
+            }
+            Some(delivery) => self.deliver(plan, delivery, &mut inner),
+        }
+        work.append(inner);
+        work.line("} while (0);");
         self.ew.direct_rows = None;
         match head {
             Some(Delivery::Reduce(_)) => {}
@@ -1140,7 +1120,8 @@ impl KernelWriter<'_> {
                 }
                 body.line("    pc_k += pc_run;");
                 body.line("  }");
-                if let (true, Some(identity)) = (cpu_direct, &empty_rows) {
+                // (As `coarse_runs` left room for it.)
+                if let (Some(identity), Some(_)) = (&empty_rows, self.rows_level) {
                     let mut inputs_here = Body::new(3);
                     self.load_inputs(inputs, "pc_p", &mut inputs_here);
                     let store = types::store(self.reductions[r as usize].acc);
@@ -1653,13 +1634,9 @@ fn cpu_direct_rows(
     body.line("    for (;;) {");
     // The work-item's group before this row's is complete, or its head.
     body.line("      if (pc_more) {");
-    body.line("        if (!pc_has_head) {");
-    body.line("          pc_head = pc_tail;");
-    body.line("          pc_head_group = pc_group;");
-    body.line("          pc_has_head = 1;");
-    body.line("        } else {");
-    body.line(format!("          {store}(pc_res, pc_res_cap, pc_group, pc_tail);"));
-    body.line("        }");
+    let mut hand_on = Body::new(5);
+    hand_on_group(&mut hand_on, store);
+    body.append(hand_on);
     body.line("      }");
     body.line("      pc_more = 1;");
     body.line("      pc_group = pc_p;");
@@ -1675,22 +1652,45 @@ fn cpu_direct_rows(
     body.line("#undef PC_ROWS_DIRECT\n#define PC_ROWS_DIRECT pc_rows_direct");
     body.line("      if (pc_j >= pc_jend) break;");
     body.line("      pc_p++;");
-    // Past empty rows, each given the identity, to the row that holds `pc_j`.
-    body.line("      if (pc_j >= pc_offsets[pc_p + 1u]) {");
-    body.line("        pc_u64 pc_e = pc_p;");
-    body.line("        pc_p = pc_segment_in(pc_offsets, pc_p + 1u, pc_span[1], pc_j);");
-    body.line(format!("        for (; pc_e < pc_p; pc_e++) {identity};"));
-    body.line("      }");
+    let mut step = Body::new(4);
+    step_past_empty_rows(&mut step, identity);
+    body.append(step);
     body.line("    }");
     body.line("  }");
     body.line("#endif");
+}
+
+/// A nested reduction's work-item, done with its group `pc_group` (value `pc_tail`) on to
+/// another: the first becomes its head (for the work-group's reduction by key), any later one
+/// is complete and written by `store` to the result.
+fn hand_on_group(body: &mut Body, store: &str) {
+    body.line("if (!pc_has_head) {");
+    body.line("  pc_head = pc_tail;");
+    body.line("  pc_head_group = pc_group;");
+    body.line("  pc_has_head = 1;");
+    body.line("} else {");
+    body.line(format!("  {store}(pc_res, pc_res_cap, pc_group, pc_tail);"));
+    body.line("}");
+}
+
+/// A step from parent `pc_p` to the next that holds position `pc_j`: where the next ones are
+/// empty, a search past them, each given the identity by `identity` (which writes row `pc_e`).
+fn step_past_empty_rows(body: &mut Body, identity: &str) {
+    body.line("if (pc_j >= pc_offsets[pc_p + 1u]) {");
+    body.line("  pc_u64 pc_e = pc_p;");
+    body.line("  pc_p = pc_segment_in(pc_offsets, pc_p + 1u, pc_span[1], pc_j);");
+    body.line(format!("  for (; pc_e < pc_p; pc_e++) {identity};"));
+    body.line("}");
 }
 
 /// The loop of a nested reduction's level over its work-item's `PC_LEVEL_ITEMS` positions by
 /// runs, each the positions of one parent (`pc_run` of them from `pc_j`, child `pc_i` of
 /// `pc_p`, after `pc_k` of the work-item's): opens the bounds check and the loop over runs, and
 /// returns the run's body, in which the caller opens the loop over the run's positions.
-fn coarse_runs(body: &mut Body, empty_rows: Option<&str>, cpu_direct: bool) -> Body {
+///
+/// Where the level's groups are its rows (`empty_rows`) and they may be read directly
+/// (`rows_level`), the loop is the `if` of [`cpu_direct_rows`]'s `else` on a CPU device.
+fn coarse_runs(body: &mut Body, empty_rows: Option<&str>, rows_level: bool) -> Body {
     body.line("pc_u64 pc_tile0 = (pc_u64)PC_GROUP_ID() * PC_WG * PC_LEVEL_ITEMS;");
     body.line("PC_LOCAL_ARRAY(pc_u64, pc_firsts, PC_WG);");
     body.line("pc_bool pc_merged = (pc_bool)(!pc_fanout && pc_tile0 < pc_count && pc_span[1] - pc_span[0] < PC_MERGE_SPAN);");
@@ -1713,7 +1713,7 @@ fn coarse_runs(body: &mut Body, empty_rows: Option<&str>, cpu_direct: bool) -> B
     // parent's first child, or — past empty parents — a later one's, searched for from the
     // next parent on (so a run of empty parents costs one search, not a step each). A run
     // ends at its parent's last child or the work-item's last position, so it is never empty.
-    if cpu_direct {
+    if empty_rows.is_some() && rows_level {
         // On a CPU device, rows read directly go by `cpu_direct_rows` instead (its `else`).
         items.line("#if PC_CPU_SHAPES");
         items.line("if (!pc_rows_direct)");
@@ -1729,12 +1729,9 @@ fn coarse_runs(body: &mut Body, empty_rows: Option<&str>, cpu_direct: bool) -> B
     run.line("    pc_p++;");
     match empty_rows {
         Some(identity) => {
-            // The empty parents stepped past, each given the identity.
-            run.line("    if (pc_j >= pc_offsets[pc_p + 1]) {");
-            run.line("      pc_u64 pc_e = pc_p;");
-            run.line("      pc_p = pc_segment_in(pc_offsets, pc_p + 1, pc_span[1], pc_j);");
-            run.line(format!("      for (; pc_e < pc_p; pc_e++) {identity};"));
-            run.line("    }");
+            let mut step = run.nested().nested();
+            step_past_empty_rows(&mut step, identity);
+            run.append(step);
         }
         None => run.line("    if (pc_j >= pc_offsets[pc_p + 1]) pc_p = pc_segment_in(pc_offsets, pc_p + 1, pc_span[1], pc_j);"),
     }
