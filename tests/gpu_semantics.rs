@@ -118,6 +118,34 @@ fn division_and_remainder_of_negatives_truncate() {
 }
 
 #[test]
+fn a_none_pattern_matches_only_none() {
+    // `None` in a pattern is the variant, not a name binding everything: as a generator's
+    // pattern (a filter) and as a `match` arm, on the device.
+    let opts: Vec<Option<i32>> = vec![Some(1), None, Some(3), None, Some(-4), None, Some(0)];
+    let want_count = opts.iter().filter(|o| o.is_none()).count();
+    let want_codes: Vec<i32> = opts
+        .iter()
+        .map(|o| match o {
+            None => -1,
+            _ => o.unwrap_or(0) * 2,
+        })
+        .collect();
+    let want_bound: Vec<i32> = opts.iter().map(|o| o.map_or(0, |v| v + 100)).collect();
+    for (backend, (count, codes, bound)) in on_devices(|| {
+        (
+            par_sum![1usize | None <- &opts],
+            par![match o { None => -1, _ => o.unwrap_or(0) * 2 } | o <- &opts],
+            par![match o { None => 0, x => x.unwrap() + 100 } | o <- &opts],
+        )
+    }) {
+        assert_eq!(count, want_count, "{backend}");
+        assert_eq!(codes, want_codes, "{backend}");
+        assert_eq!(bound, want_bound, "{backend}");
+    }
+    assert_eq!(want_count, 3);
+}
+
+#[test]
 fn float_division_by_zero_gives_infinities_and_nan() {
     let xs: Vec<f64> = vec![1.0, -1.0, 0.0, f64::INFINITY];
     // Bit for bit, except that a NaN is any NaN: Rust does not specify the sign and payload of

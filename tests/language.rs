@@ -83,7 +83,7 @@ fn refutable_patterns_filter() {
     let pairs = vec![(0, 'a'), (1, 'b'), (0, 'c')];
     let zeros = on_every_backend_traced(|| par![y | (0, y) <- &pairs]);
     assert_eq!(zeros, ['a', 'c']);
-    assert_eq!(par_count![() | None <- &opts], 2);
+    assert_eq!(on_every_backend_traced(|| par_count![() | None <- &opts]), 2);
     // Nested generators and later qualifiers see the pattern's variables.
     let grid = [vec![Some(1), None], vec![Some(2), Some(5)]];
     let got = par![(r, v) | (r, row) <- (0..2).map(|r| (r, &grid[r])), Some(v) <- row, v > 1];

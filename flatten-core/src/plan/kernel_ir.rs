@@ -340,6 +340,8 @@ pub enum ArmPattern {
     Value(DExpr),
     /// `lo..=hi` or `lo..hi` (either bound may be absent).
     Range(Option<DExpr>, Option<DExpr>, bool),
+    /// `None`: the scrutinee is an `Option` without a value.
+    None,
 }
 
 /// The numeric methods of the device subset (see `analysis::device::methods`).

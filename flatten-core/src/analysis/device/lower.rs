@@ -1009,6 +1009,19 @@ impl<'a> Lower<'a> {
         match pat {
             Pat::Wild(_) => Ok(()),
             Pat::Paren(p) => self.arm_pattern(&p.pat, class, alternatives, bind),
+            // `None` names the variant, not a new binding (as in Rust, where the prelude's
+            // `None` is what the name resolves to): the arm tests the scrutinee's flag.
+            Pat::Ident(p)
+                if p.ident == "None"
+                    && p.subpat.is_none()
+                    && p.by_ref.is_none()
+                    && p.mutability.is_none() =>
+            {
+                let inner = self.ctx.class();
+                self.ctx.constrain(Constraint::Option(class, inner));
+                alternatives.push(ArmPattern::None);
+                Ok(())
+            }
             Pat::Ident(p) if p.by_ref.is_none() && p.mutability.is_none() => {
                 let id = self.ctx.local(&p.ident.to_string(), class);
                 self.locals.push(Local::Value {

@@ -720,6 +720,8 @@ impl<'c> ExprWriter<'c> {
                             parts.join(" && ")
                         });
                     }
+                    // An `Option`'s flag is its field f0 (see `is_none` above).
+                    ArmPattern::None => conditions.push(format!("!({sc}).f0")),
                 }
             }
             body.append(pattern_body);
