@@ -1,6 +1,6 @@
-#![cfg(feature = "opencl")]
-//! `scalar.h` against Rust: every operation and cast of every type tag, run on the OpenCL device
-//! (PoCL in CI) over edge values and deterministic pseudo-random values, compared with the same
+#![cfg(any(feature = "opencl", feature = "cuda-api"))]
+//! `scalar.h` against Rust: every operation and cast of every type tag, run on each device
+//! present (OpenCL, PoCL in CI; CUDA) over edge values and deterministic pseudo-random values, compared with the same
 //! operation computed on the host with a release build's semantics (`wrapping_*`, masked shifts,
 //! saturating float-to-int casts).
 //!
@@ -22,6 +22,7 @@ mod support;
 
 use comprehension_runtime::gpu::device::{Arg, Buffer, Device};
 use comprehension_runtime::gpu::{prelude, SCALAR};
+use comprehension_runtime::Backend;
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::panic::{self, UnwindSafe};
@@ -1150,6 +1151,18 @@ fn run_suite(
     }
 }
 
+/// The device of each backend these tests run on (see `support::devices`).
+fn devices() -> Vec<(Backend, &'static dyn Device)> {
+    support::devices()
+        .iter()
+        .map(|&backend| {
+            let device = comprehension_runtime::gpu::device(backend)
+                .unwrap_or_else(|e| panic!("{backend} is present: {e}"));
+            (backend, device)
+        })
+        .collect()
+}
+
 /// `#define PC_HAVE_F64`, the prelude, scalar.h, then `kernels`.
 fn program_source(kernels: &str) -> String {
     format!("#define PC_HAVE_F64 1\n{}\n{SCALAR}\n{kernels}", prelude())
@@ -1157,10 +1170,13 @@ fn program_source(kernels: &str) -> String {
 
 #[test]
 fn every_operation_of_every_tag_matches_rust() {
-    let Some(device) = support::opencl() else {
-        return;
-    };
-    assert!(device.info().fp64, "the device computes in f64");
+    for (backend, device) in devices() {
+        every_operation_on(backend, device);
+    }
+}
+
+fn every_operation_on(backend: Backend, device: &dyn Device) {
+    assert!(device.info().fp64, "the {backend} device computes in f64");
     let started = std::time::Instant::now();
     let suites = vec![
         suite_i8(),
@@ -1186,7 +1202,7 @@ fn every_operation_of_every_tag_matches_rust() {
         checked += suite.n * suite.cases.len();
     }
     println!(
-        "{checked} results of {} operations checked (host {host:?}, build {:?}, total {:?})",
+        "{backend}: {checked} results of {} operations checked (host {host:?}, build {:?}, total {:?})",
         suites.iter().map(|s| s.cases.len()).sum::<usize>(),
         built - host,
         started.elapsed()
@@ -1197,7 +1213,7 @@ fn every_operation_of_every_tag_matches_rust() {
     }
     assert!(
         report.failed == 0,
-        "{} of {checked} results differ from Rust; the first {}:\n{}",
+        "{backend}: {} of {checked} results differ from Rust; the first {}:\n{}",
         report.failed,
         report.failures.len(),
         report.failures.join("\n")
@@ -1206,9 +1222,12 @@ fn every_operation_of_every_tag_matches_rust() {
 
 #[test]
 fn the_first_fault_of_a_run_wins() {
-    let Some(device) = support::opencl() else {
-        return;
-    };
+    for (backend, device) in devices() {
+        first_fault_on(backend, device);
+    }
+}
+
+fn first_fault_on(backend: Backend, device: &dyn Device) {
     let kernels = "PC_KERNEL void faults(PC_GLOBAL pc_u32* fault, PC_GLOBAL pc_u64* out) {\n\
         \x20 out[0] = (pc_u64)pc_div_i32(fault, 7u, PC_MIN_i32, -1);\n\
         \x20 out[1] = (pc_u64)pc_rem_u64(fault, 8u, 5u, 0u);\n\
@@ -1238,25 +1257,24 @@ fn the_first_fault_of_a_run_wins() {
     // i32::MIN / -1 faults first; the remainder by zero and the clamp with min > max after it
     // are not recorded, but return their dummy values (0, and x).
     let (words, values) = run("faults");
-    assert_eq!(words, [DIV_OVERFLOW, 7, 0, 0, 0, 0, 0, 0]);
-    assert_eq!(values, [0, 0, 1.5f64.to_bits()]);
+    assert_eq!(words, [DIV_OVERFLOW, 7, 0, 0, 0, 0, 0, 0], "{backend}");
+    assert_eq!(values, [0, 0, 1.5f64.to_bits()], "{backend}");
     // clamp records its bounds: an i8 bound as its value in u64 (sign-extended).
     let (words, values) = run("clamp_bounds");
-    assert_eq!(words, [CLAMP, 11, u32::MAX, u32::MAX, (-2i32) as u32, u32::MAX, 0, 0]);
-    assert_eq!(values, [5, 0, 0]);
+    assert_eq!(words, [CLAMP, 11, u32::MAX, u32::MAX, (-2i32) as u32, u32::MAX, 0, 0], "{backend}");
+    assert_eq!(values, [5, 0, 0], "{backend}");
 }
 
 #[test]
 fn scalar_h_builds_without_f64() {
     // Every f64 definition is inside `#ifdef PC_HAVE_F64` (without it there is no pc_f64), so
     // devices without fp64 build the header too.
-    let Some(device) = support::opencl() else {
-        return;
-    };
     let source = format!(
         "{}\n{SCALAR}\nPC_KERNEL void f(PC_GLOBAL pc_f32* out) {{\n\
          \x20 out[0] = pc_cast_i64_f32(pc_pow_i64(3, 5u)) + pc_sqrt_f32(out[0]);\n}}\n",
         prelude()
     );
-    device.build(&source, "").unwrap_or_else(|e| panic!("{e}"));
+    for (backend, device) in devices() {
+        device.build(&source, "").unwrap_or_else(|e| panic!("{backend}: {e}"));
+    }
 }

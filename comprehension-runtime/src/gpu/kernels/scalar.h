@@ -15,11 +15,27 @@
  * left and are right-shifted only as their complement, and floats are compared against the
  * target's exact power-of-two bounds before a conversion to an integer. What remains is
  * implementation-defined: the conversion of an out-of-range value to a signed type, which is
- * two's complement truncation on every OpenCL and CUDA target (as Futhark's scalar.h assumes).
- * All f64 definitions are inside `#ifdef PC_HAVE_F64`.
+ * two's complement truncation on every OpenCL and CUDA target (as Futhark's scalar.h assumes),
+ * written `PC_NARROW_<tag>(w)` where wrapping arithmetic and integer casts narrow their result
+ * (the prelude may define it for a tag whose compiler needs more than the cast: see PC_CUDA's
+ * PC_NARROW_i16). All f64 definitions are inside `#ifdef PC_HAVE_F64`.
  */
 #ifndef PC_SCALAR_H
 #define PC_SCALAR_H
+
+/* ---- narrowing ----------------------------------------------------------------------------- */
+
+/* A wider integer's value as the integer type of `tag`, by two's complement truncation. */
+#define PC_NARROW_i8(w) ((pc_i8)(w))
+#ifndef PC_NARROW_i16
+#define PC_NARROW_i16(w) ((pc_i16)(w))
+#endif
+#define PC_NARROW_i32(w) ((pc_i32)(w))
+#define PC_NARROW_i64(w) ((pc_i64)(w))
+#define PC_NARROW_u8(w) ((pc_u8)(w))
+#define PC_NARROW_u16(w) ((pc_u16)(w))
+#define PC_NARROW_u32(w) ((pc_u32)(w))
+#define PC_NARROW_u64(w) ((pc_u64)(w))
 
 /* ---- limits ------------------------------------------------------------------------------ */
 
@@ -77,10 +93,10 @@ PC_DEF_ORD_MINMAX(bool)
 /* Wrapping `+`, `-`, `*` and unary `-` (release Rust; `-` also for unsigned tags, as
  * wrapping_neg), bitwise `!`, `&`, `|`, `^`: computed in W, where C wraps, and converted back. */
 #define PC_DEF_INT_WRAPPING(tag, W)                                                                \
-  PC_FN PC_T(tag) pc_add_##tag(PC_T(tag) a, PC_T(tag) b) { return (PC_T(tag))((W)a + (W)b); }      \
-  PC_FN PC_T(tag) pc_sub_##tag(PC_T(tag) a, PC_T(tag) b) { return (PC_T(tag))((W)a - (W)b); }      \
-  PC_FN PC_T(tag) pc_mul_##tag(PC_T(tag) a, PC_T(tag) b) { return (PC_T(tag))((W)a * (W)b); }      \
-  PC_FN PC_T(tag) pc_neg_##tag(PC_T(tag) a) { return (PC_T(tag))((W)0 - (W)a); }                   \
+  PC_FN PC_T(tag) pc_add_##tag(PC_T(tag) a, PC_T(tag) b) { return PC_NARROW_##tag((W)a + (W)b); }  \
+  PC_FN PC_T(tag) pc_sub_##tag(PC_T(tag) a, PC_T(tag) b) { return PC_NARROW_##tag((W)a - (W)b); }  \
+  PC_FN PC_T(tag) pc_mul_##tag(PC_T(tag) a, PC_T(tag) b) { return PC_NARROW_##tag((W)a * (W)b); }  \
+  PC_FN PC_T(tag) pc_neg_##tag(PC_T(tag) a) { return PC_NARROW_##tag((W)0 - (W)a); }               \
   PC_FN PC_T(tag) pc_not_##tag(PC_T(tag) a) { return (PC_T(tag))(~(W)a); }                         \
   PC_FN PC_T(tag) pc_and_##tag(PC_T(tag) a, PC_T(tag) b) { return (PC_T(tag))((W)a & (W)b); }      \
   PC_FN PC_T(tag) pc_or_##tag(PC_T(tag) a, PC_T(tag) b) { return (PC_T(tag))((W)a | (W)b); }       \
@@ -90,7 +106,7 @@ PC_DEF_ORD_MINMAX(bool)
  * (wrapping_shl / wrapping_shr); a narrow type keeps its width (200u8 << 1 == 144). */
 #define PC_DEF_INT_SHL(tag, W, bits)                                                               \
   PC_FN PC_T(tag) pc_shl_##tag(PC_T(tag) a, pc_u32 s) {                                            \
-    return (PC_T(tag))((W)a << (s & (bits - 1u)));                                                 \
+    return PC_NARROW_##tag((W)a << (s & (bits - 1u)));                                             \
   }
 #define PC_DEF_UINT_SHR(tag, bits)                                                                 \
   PC_FN PC_T(tag) pc_shr_##tag(PC_T(tag) a, pc_u32 s) {                                            \
@@ -612,15 +628,17 @@ PC_DEF_FLOAT(f64, PC_MATH64, PC_F64_BITS, 57.29577951308232286464772187173366546
  * U+00FF): C's conversion is Rust's. */
 #define PC_DEF_CAST(from, to)                                                                      \
   PC_FN PC_T(to) pc_cast_##from##_##to(PC_T(from) x) { return (PC_T(to))x; }
+#define PC_DEF_CAST_INT(from, to)                                                                  \
+  PC_FN PC_T(to) pc_cast_##from##_##to(PC_T(from) x) { return PC_NARROW_##to(x); }
 #define PC_DEF_CASTS_TO_INT(from)                                                                  \
-  PC_DEF_CAST(from, i8)                                                                            \
-  PC_DEF_CAST(from, i16)                                                                           \
-  PC_DEF_CAST(from, i32)                                                                           \
-  PC_DEF_CAST(from, i64)                                                                           \
-  PC_DEF_CAST(from, u8)                                                                            \
-  PC_DEF_CAST(from, u16)                                                                           \
-  PC_DEF_CAST(from, u32)                                                                           \
-  PC_DEF_CAST(from, u64)
+  PC_DEF_CAST_INT(from, i8)                                                                        \
+  PC_DEF_CAST_INT(from, i16)                                                                       \
+  PC_DEF_CAST_INT(from, i32)                                                                       \
+  PC_DEF_CAST_INT(from, i64)                                                                       \
+  PC_DEF_CAST_INT(from, u8)                                                                        \
+  PC_DEF_CAST_INT(from, u16)                                                                       \
+  PC_DEF_CAST_INT(from, u32)                                                                       \
+  PC_DEF_CAST_INT(from, u64)
 
 /* float -> int: saturating, NaN -> 0. The bounds are exact powers of two of the float type, so
  * the C conversion that remains only sees values whose truncation is in range. */

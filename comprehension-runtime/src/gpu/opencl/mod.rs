@@ -50,6 +50,9 @@ pub(crate) struct OpenClDevice {
     /// memory is the host's, unless its copies are staged (`PARCOMP_DEVICE_STAGING`, which
     /// gives it a GPU's copy path).
     in_place: bool,
+    /// Whether the device's compiler emits PTX for NVIDIA's assembler (NVIDIA's OpenCL): its
+    /// programs are built with `-D PC_NVIDIA_PTX` (prelude.h says why).
+    nvidia_ptx: bool,
 }
 
 /// A queue of the pool, with its staging once a run made it, and its lane's. (The staging is
@@ -193,7 +196,8 @@ impl OpenClDevice {
         let lane = lane_chosen(!unified);
         let in_place = unified && staging.is_none();
         let queues = Mutex::default();
-        Ok(OpenClDevice { info, id, context, queue, queues, staging, lane, in_place })
+        let nvidia_ptx = platform_name.contains("NVIDIA") && !info.is_cpu;
+        Ok(OpenClDevice { info, id, context, queue, queues, staging, lane, in_place, nvidia_ptx })
     }
 }
 
@@ -232,17 +236,21 @@ const BUILD_OPTIONS: &str = "-cl-fp32-correctly-rounded-divide-sqrt -cl-kernel-a
 /// is told to print none (some OpenCL compilers write their diagnostics to the program's
 /// terminal even when the build succeeds): a build's log reaches the user only when it fails, in
 /// the error. With `PARCOMP_KERNEL_WERROR=1` (CI's test runs) every warning is an error instead,
-/// so that a kernel that draws one fails the suite.
-fn options(extra: &str) -> String {
+/// so that a kernel that draws one fails the suite. On NVIDIA's OpenCL, `-D PC_NVIDIA_PTX`.
+fn options(nvidia_ptx: bool, extra: &str) -> String {
     static WERROR: OnceLock<bool> = OnceLock::new();
     let werror =
         *WERROR.get_or_init(|| std::env::var("PARCOMP_KERNEL_WERROR").is_ok_and(|v| v == "1"));
     let warnings = if werror { "-Werror" } else { "-w" };
-    if extra.is_empty() {
-        format!("{BUILD_OPTIONS} {warnings}")
-    } else {
-        format!("{BUILD_OPTIONS} {warnings} {extra}")
+    let mut options = format!("{BUILD_OPTIONS} {warnings}");
+    if nvidia_ptx {
+        options.push_str(" -D PC_NVIDIA_PTX");
     }
+    if !extra.is_empty() {
+        options.push(' ');
+        options.push_str(extra);
+    }
+    options
 }
 
 impl Device for OpenClDevice {
@@ -253,7 +261,7 @@ impl Device for OpenClDevice {
     fn build(&self, source: &str, extra: &str) -> Result<Box<dyn Program>, DeviceError> {
         let mut program = ClProgram::create_from_source(&self.context, source)
             .map_err(|e| api(DeviceErrorKind::Build, "clCreateProgramWithSource", e))?;
-        if let Err(e) = program.build(&[self.id], &options(extra)) {
+        if let Err(e) = program.build(&[self.id], &options(self.nvidia_ptx, extra)) {
             let log = program.get_build_log(self.id).unwrap_or_default();
             return Err(DeviceError::new(
                 DeviceErrorKind::Build,
@@ -269,7 +277,7 @@ impl Device for OpenClDevice {
             unsafe { ClProgram::create_from_binary(&self.context, &[self.id], &[binary]) }
                 .map_err(|e| api(DeviceErrorKind::Build, "clCreateProgramWithBinary", e))?;
         program
-            .build(&[self.id], &options(extra))
+            .build(&[self.id], &options(self.nvidia_ptx, extra))
             .map_err(|e| api(DeviceErrorKind::Build, "clBuildProgram (binary)", e))?;
         Ok(Box::new(ClProgramOf { program, kernels: Mutex::default(), device: self.id }))
     }
