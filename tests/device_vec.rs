@@ -43,7 +43,7 @@ fn repeated_runs_over_a_device_vec_copy_nothing_in() {
     let values: Vec<u32> = (0..200_000).collect();
     on_device(|| {
         let v = DeviceVec::from_slice(&values);
-        assert_eq!(v.device(), Some(Backend::OpenCl));
+        assert_eq!(v.device(), Some(Backend::current()));
         for round in 0..3u32 {
             let sum = par_sum![(x ^ round) as u64 | x <- &v];
             assert_eq!(sum, values.iter().map(|&x| (x ^ round) as u64).sum::<u64>());
@@ -56,7 +56,7 @@ fn repeated_runs_over_a_device_vec_copy_nothing_in() {
         let next: DeviceVec<u32> = par_device![x + 1 | x <- &v];
         let stats = parcomp::gpu_stats().expect("it ran on the device");
         assert_eq!((stats.copies_in, stats.copies_out), (0, 0), "{stats:?}");
-        assert_eq!(next.device(), Some(Backend::OpenCl));
+        assert_eq!(next.device(), Some(Backend::current()));
         let max = parcomp::par_max![x | x <- &next];
         assert_eq!(max, Some(200_000));
         assert_eq!(parcomp::gpu_stats().unwrap().copies_in, 0);
@@ -72,17 +72,22 @@ fn repeated_runs_over_a_device_vec_copy_nothing_in() {
 #[test]
 fn a_host_device_vec_is_uploaded_once() {
     let values: Vec<i64> = (0..50_000).map(|i| i - 25_000).collect();
-    // Made on the CPU backend: held on the host.
-    let v = with_backend(Backend::Rayon, || DeviceVec::from_vec(values.clone()));
-    assert_eq!(v.device(), None);
-    on_device(|| {
-        let a = par_sum![x.abs() | x <- &v];
-        let first = parcomp::gpu_stats().unwrap();
-        assert_eq!(first.bytes_in, 8 * 50_000, "the first device run uploads it: {first:?}");
-        let b = par_sum![x.abs() | x <- &v];
-        assert_eq!(parcomp::gpu_stats().unwrap().bytes_in, 0, "the second reads it there");
-        assert_eq!(a, b);
-    });
+    // One vector per device: a `DeviceVec` is kept on one device (on another, its runs copy
+    // it as they copy a `Vec`).
+    for &device in support::devices() {
+        // Made on the CPU backend: held on the host.
+        let v = with_backend(Backend::Rayon, || DeviceVec::from_vec(values.clone()));
+        assert_eq!(v.device(), None);
+        with_backend(device, || {
+            let a = par_sum![x.abs() | x <- &v];
+            let first = parcomp::gpu_stats().unwrap();
+            assert_eq!(first.bytes_in, 8 * 50_000, "the first device run uploads it: {first:?}");
+            let b = par_sum![x.abs() | x <- &v];
+            assert_eq!(parcomp::gpu_stats().unwrap().bytes_in, 0, "the second reads it there");
+            assert_eq!(a, b);
+        });
+        assert_eq!(v.device(), Some(device));
+    }
 }
 
 #[test]
@@ -126,7 +131,7 @@ fn rows_kept_on_the_device() {
     on_device(|| {
         let dm = parcomp::DeviceJagged::from_jagged(&m);
         let x = DeviceVec::from_slice(&x0);
-        assert_eq!(dm.device(), Some(Backend::OpenCl));
+        assert_eq!(dm.device(), Some(Backend::current()));
         let y = par![par_sum![v * x[c as usize] | (c, v) <- dm.row(i)] | i <- 0..dm.len()];
         let stats = parcomp::gpu_stats().unwrap();
         // The header and the captured `dm.len()`: the rows and `x` are read where they lie.

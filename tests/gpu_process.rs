@@ -150,6 +150,13 @@ fn forcing_an_absent_device_is_an_error_saying_what_was_looked_for() {
         &[("PARCOMP_BACKEND", "opencl"), ("OCL_ICD_VENDORS", empty.to_str().unwrap())],
     );
     let (stdout, stderr) = text(&output);
+    if output.status.success() && stdout.contains("ran on opencl") {
+        // The platforms come from the ICD loader: one that does not read OCL_ICD_VENDORS
+        // (some drivers ship their own) still lists its driver, and there is no way here to
+        // make it list none.
+        eprintln!("this machine's OpenCL ICD loader ignores OCL_ICD_VENDORS: not tested here");
+        return;
+    }
     assert!(!output.status.success(), "{stdout}\n{stderr}");
     assert!(stderr.contains("but there is no opencl device: no OpenCL platform"), "{stderr}");
 }

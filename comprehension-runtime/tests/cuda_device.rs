@@ -78,7 +78,7 @@ fn child_old_driver() {
     }
 }
 
-/// A stand-in `libcuda.so.1` whose only function says it is the CUDA 11.4 driver: opening the
+/// A stand-in `libcuda` whose only function says it is the CUDA 11.4 driver: opening the
 /// device must stop there with an error (cudarc would panic on the first function the old
 /// driver lacks).
 #[test]
@@ -87,14 +87,17 @@ fn an_old_driver_is_an_error_not_a_panic() {
     std::fs::create_dir_all(&dir).unwrap();
     let source = dir.join("fake_cuda.c");
     std::fs::write(&source, "int cuDriverGetVersion(int *v) { *v = 11040; return 0; }\n").unwrap();
-    let library = dir.join("libcuda.so.1");
-    let built = std::process::Command::new("cc")
-        .args(["-shared", "-fPIC", "-o"])
-        .arg(&library)
-        .arg(&source)
-        .status()
-        .expect("a C compiler (cc) to build the stand-in driver");
-    assert!(built.success());
+    // Under both names cudarc tries, `libcuda.so` first: on a machine with a driver, the
+    // real `libcuda.so` would otherwise be found before the stand-in `libcuda.so.1`.
+    for name in ["libcuda.so", "libcuda.so.1"] {
+        let built = std::process::Command::new("cc")
+            .args(["-shared", "-fPIC", "-o"])
+            .arg(dir.join(name))
+            .arg(&source)
+            .status()
+            .expect("a C compiler (cc) to build the stand-in driver");
+        assert!(built.success());
+    }
     let output = std::process::Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "child_old_driver", "--ignored", "--nocapture", "--test-threads=1"])
         .env(CHILD, "1")

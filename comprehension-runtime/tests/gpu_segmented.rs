@@ -1,8 +1,8 @@
-//! `parcomp::segmented` on the device: every [`Monoid`] method and both iotas, forced onto the
-//! OpenCL device, against loops written by hand — on empty input, all-empty rows, one huge row
-//! among tiny ones, segments spanning tiles, every monoid and several types. Each call must
-//! have run on the device (the trace says so): a silent host fallback fails.
-#![cfg(feature = "opencl")]
+//! `parcomp::segmented` on the device: every [`Monoid`] method and both iotas, forced onto each
+//! device present (OpenCL, CUDA), against loops written by hand — on empty input, all-empty
+//! rows, one huge row among tiny ones, segments spanning tiles, every monoid and several types.
+//! Each call must have run on the device (the trace says so): a silent host fallback fails.
+#![cfg(any(feature = "opencl", feature = "cuda-api"))]
 
 mod support;
 
@@ -22,14 +22,19 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Runs `f` on the OpenCL device and checks that every primitive it called ran there.
-fn on_device<T>(what: &str, f: impl Fn() -> T) -> T {
-    let (out, runs) = trace::record(|| with_backend(Backend::OpenCl, f));
-    assert!(!runs.is_empty(), "{what}: nothing ran");
+/// Runs `f` on `backend` and checks that every primitive it called ran there.
+fn on_one<T>(backend: Backend, what: &str, f: impl Fn() -> T) -> T {
+    let (out, runs) = trace::record(|| with_backend(backend, f));
+    assert!(!runs.is_empty(), "{what}: nothing ran on {backend}");
     for run in &runs {
-        assert_eq!(run.backend, Backend::OpenCl, "{what}: {run}");
+        assert_eq!(run.backend, backend, "{what}: {run}");
     }
     out
+}
+
+/// [`on_one`] on each device present (OpenCL, CUDA): each device's result.
+fn on_devices<T>(what: &str, f: impl Fn() -> T) -> Vec<(Backend, T)> {
+    support::devices().iter().map(|&backend| (backend, on_one(backend, what, &f))).collect()
 }
 
 /// Segment shapes: row lengths.
@@ -118,35 +123,39 @@ where
         let flags = flags_of(&lengths);
 
         let expected: Vec<T> = rows.iter().map(|r| r.iter().fold(id, |a, &b| op(a, b))).collect();
-        assert_same(
-            &on_device(&what, || monoid.reduce_rows(&rows)),
-            &expected,
-            &format!("{what}: reduce_rows"),
-        );
         let nonempty: Vec<T> = rows
             .iter()
             .filter(|r| !r.is_empty())
             .map(|r| r.iter().fold(id, |a, &b| op(a, b)))
             .collect();
-        let got = on_device(&what, || monoid.segmented_reduce(&flags, &values));
-        assert_same(&got, &nonempty, &format!("{what}: segmented_reduce"));
         let scanned: Vec<T> = rows.iter().flat_map(|r| scan_ref(r, id, op, true)).collect();
-        let got = on_device(&what, || monoid.segmented_scan(&flags, &values));
-        assert_same(&got, &scanned, &format!("{what}: segmented_scan"));
-        let got = on_device(&what, || monoid.scan_inclusive(&values));
-        assert_same(&got, &scan_ref(&values, id, op, true), &format!("{what}: scan_inclusive"));
-        let got = on_device(&what, || monoid.scan_exclusive(&values));
-        assert_same(&got, &scan_ref(&values, id, op, false), &format!("{what}: scan_exclusive"));
         let whole = values.iter().fold(id, |a, &b| op(a, b));
-        let got = on_device(&what, || monoid.reduce(&values));
-        assert_same(&[got], &[whole], &format!("{what}: reduce"));
+        for &backend in support::devices() {
+            let what = format!("{what} on {backend}");
+            let got = on_one(backend, &what, || monoid.reduce_rows(&rows));
+            assert_same(&got, &expected, &format!("{what}: reduce_rows"));
+            let got = on_one(backend, &what, || monoid.segmented_reduce(&flags, &values));
+            assert_same(&got, &nonempty, &format!("{what}: segmented_reduce"));
+            let got = on_one(backend, &what, || monoid.segmented_scan(&flags, &values));
+            assert_same(&got, &scanned, &format!("{what}: segmented_scan"));
+            let got = on_one(backend, &what, || monoid.scan_inclusive(&values));
+            assert_same(&got, &scan_ref(&values, id, op, true), &format!("{what}: scan_inclusive"));
+            let got = on_one(backend, &what, || monoid.scan_exclusive(&values));
+            assert_same(
+                &got,
+                &scan_ref(&values, id, op, false),
+                &format!("{what}: scan_exclusive"),
+            );
+            let got = on_one(backend, &what, || monoid.reduce(&values));
+            assert_same(&[got], &[whole], &format!("{what}: reduce"));
+        }
     }
 }
 
 #[test]
 fn integer_monoids_agree_with_loops() {
     let _serial = serial();
-    if !support::present(Backend::OpenCl) {
+    if support::devices().is_empty() {
         return;
     }
     let small = |r: &mut Rng| r.below(2001) as i64 - 1000;
@@ -164,7 +173,7 @@ fn integer_monoids_agree_with_loops() {
 #[test]
 fn float_monoids_agree_with_loops() {
     let _serial = serial();
-    if !support::present(Backend::OpenCl) {
+    if support::devices().is_empty() {
         return;
     }
     // Small integers in floats: sums are exact in any bracketing, so results compare bit for bit.
@@ -181,64 +190,75 @@ fn float_monoids_agree_with_loops() {
 #[test]
 fn float_sums_of_many_values_are_within_tolerance() {
     let _serial = serial();
-    if !support::present(Backend::OpenCl) {
+    if support::devices().is_empty() {
         return;
     }
     let mut rng = Rng(42);
     let values: Vec<f64> = (0..300_000).map(|_| rng.below(1 << 20) as f64 / 7.0).collect();
     let exact: f64 = values.iter().sum();
-    let got = on_device("sum", || Sum.reduce(&values));
-    assert!(((got - exact) / exact).abs() < 1e-12, "{got} vs {exact}");
+    for (backend, got) in on_devices("sum", || Sum.reduce(&values)) {
+        assert!(((got - exact) / exact).abs() < 1e-12, "{backend}: {got} vs {exact}");
+    }
 }
 
 #[test]
 fn iotas_agree_with_loops() {
     let _serial = serial();
-    if !support::present(Backend::OpenCl) {
+    if support::devices().is_empty() {
         return;
     }
     for (shape, lengths) in shapes() {
         let expected: Vec<usize> =
             lengths.iter().enumerate().flat_map(|(r, &l)| std::iter::repeat_n(r, l)).collect();
-        assert_eq!(on_device(shape, || replicated_iota(&lengths)), expected, "{shape}");
+        for (backend, got) in on_devices(shape, || replicated_iota(&lengths)) {
+            assert_eq!(got, expected, "{shape} on {backend}");
+        }
         let flags = flags_of(&lengths);
         let expected: Vec<usize> = lengths.iter().filter(|&&l| l > 0).flat_map(|&l| 0..l).collect();
-        assert_eq!(on_device(shape, || segmented_iota(&flags)), expected, "{shape}");
+        for (backend, got) in on_devices(shape, || segmented_iota(&flags)) {
+            assert_eq!(got, expected, "{shape} on {backend}");
+        }
     }
     // The first position starts a segment even when its flag is false.
-    assert_eq!(
-        on_device("unflagged start", || segmented_iota(&[false, false, true, false])),
-        [0, 1, 0, 1]
-    );
+    for (backend, got) in
+        on_devices("unflagged start", || segmented_iota(&[false, false, true, false]))
+    {
+        assert_eq!(got, [0, 1, 0, 1], "{backend}");
+    }
 }
 
 #[test]
 fn a_size_sum_that_overflows_panics_on_the_device_too() {
     let _serial = serial();
-    if !support::present(Backend::OpenCl) {
+    if support::devices().is_empty() {
         return;
     }
-    let result = std::panic::catch_unwind(|| {
-        with_backend(Backend::OpenCl, || replicated_iota(&[usize::MAX, 2]))
-    });
-    let payload = result.expect_err("an overflowing size sum must panic");
-    let message = payload
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default();
-    assert!(message.contains("more elements than usize can count"), "{message}");
-    assert!(message.contains("replicated_iota"), "{message}");
+    for &backend in support::devices() {
+        let result = std::panic::catch_unwind(|| {
+            with_backend(backend, || replicated_iota(&[usize::MAX, 2]))
+        });
+        let payload = result.expect_err("an overflowing size sum must panic");
+        let message = payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        assert!(message.contains("more elements than usize can count"), "{backend}: {message}");
+        assert!(message.contains("replicated_iota"), "{backend}: {message}");
+    }
 }
 
 #[test]
 fn the_automatic_choice_keeps_small_inputs_on_the_host() {
     let _serial = serial();
+    if support::backend_forced() {
+        return;
+    }
     // Without a forced backend, 10 values are below the device threshold.
     let (sums, runs) = trace::record(|| Sum.scan_inclusive(&[1u32; 10]));
     assert_eq!(sums, (1..=10).collect::<Vec<u32>>());
     assert_eq!(runs.len(), 1);
-    assert_ne!(runs[0].backend, Backend::OpenCl);
+    assert!(!runs[0].backend.is_device(), "{}", runs[0]);
     let reason = runs[0].reason.clone().unwrap_or_default();
     assert!(
         reason.contains("too little work")
@@ -251,7 +271,7 @@ fn the_automatic_choice_keeps_small_inputs_on_the_host() {
 #[test]
 fn a_primitive_meters_its_memory_like_a_comprehension_and_reuses_the_arena() {
     let _serial = serial();
-    if !support::present(Backend::OpenCl) {
+    if support::devices().is_empty() {
         return;
     }
     use comprehension_runtime::gpu::last_run_stats;
@@ -261,19 +281,22 @@ fn a_primitive_meters_its_memory_like_a_comprehension_and_reuses_the_arena() {
     let offsets: Vec<usize> = (0..=64).map(|r| r * values.len() / 64).collect();
     let expected: Vec<u64> = offsets.windows(2).map(|w| values[w[0]..w[1]].iter().sum()).collect();
     let rows = Jagged::from_parts(offsets, values.clone()).expect("valid offsets");
-    let reduce = || on_device("per-row sums", || Sum.reduce_rows(&rows));
-    let first = reduce();
-    let stats = last_run_stats().expect("the device run recorded its statistics");
-    assert_eq!(first, expected);
-    // The values, their segments and the tile aggregates are all held at once: the peak is at
-    // least the values and their segment ids, and it is what the run held at most, not the sum
-    // of everything it ever allocated.
-    let bytes = values.len() as u64 * 8;
-    assert!(stats.peak_memory >= 2 * bytes, "{stats:?}");
-    assert!(stats.peak_memory < 4 * bytes, "{stats:?}");
-    assert!(stats.allocations > 0, "{stats:?}");
-    // A second run right after draws its buffers from the arena the first gave them back to.
-    assert_eq!(reduce(), expected);
-    let again = last_run_stats().expect("the second run recorded its statistics");
-    assert_eq!(again.allocations, 0, "{again:?}");
+    // Each device has its own arena.
+    for &backend in support::devices() {
+        let reduce = || on_one(backend, "per-row sums", || Sum.reduce_rows(&rows));
+        let first = reduce();
+        let stats = last_run_stats().expect("the device run recorded its statistics");
+        assert_eq!(first, expected);
+        // The values, their segments and the tile aggregates are all held at once: the peak is at
+        // least the values and their segment ids, and it is what the run held at most, not the sum
+        // of everything it ever allocated.
+        let bytes = values.len() as u64 * 8;
+        assert!(stats.peak_memory >= 2 * bytes, "{backend}: {stats:?}");
+        assert!(stats.peak_memory < 4 * bytes, "{backend}: {stats:?}");
+        assert!(stats.allocations > 0, "{backend}: {stats:?}");
+        // A second run right after draws its buffers from the arena the first gave them back to.
+        assert_eq!(reduce(), expected);
+        let again = last_run_stats().expect("the second run recorded its statistics");
+        assert_eq!(again.allocations, 0, "{backend}: {again:?}");
+    }
 }

@@ -109,3 +109,14 @@ pub fn opencl() -> Option<&'static dyn comprehension_runtime::gpu::device::Devic
             .expect("present(Backend::OpenCl) opened it")
     })
 }
+
+/// Whether `PARCOMP_BACKEND` forces a backend on the whole process: then no comprehension is
+/// placed by the automatic choice, and the tests of that choice say so and return.
+pub fn backend_forced() -> bool {
+    let forced = std::env::var("PARCOMP_BACKEND")
+        .is_ok_and(|v| !v.trim().is_empty() && !v.trim().eq_ignore_ascii_case("auto"));
+    if forced {
+        eprintln!("PARCOMP_BACKEND forces a backend: the automatic choice is not tested");
+    }
+    forced
+}
