@@ -10,8 +10,8 @@
 //! ```
 //!
 //! For each workload: the end-to-end median on the device (everything a caller waits for:
-//! program lookup, copies, kernels, reading back), the device run of its last run (from the
-//! first launch to the last result read: kernels and the copies between them) and the time the
+//! program lookup, copies, kernels, reading back), the device run of its last run (from its
+//! first copy to the last result read: the copies in, the kernels, the reads) and the time the
 //! host spent queueing copies and waiting for reads (copies are asynchronous, so a wait includes
 //! the kernels queued before it), the first run's program build (compiled now, or loaded from the disk cache), the
 //! peak device memory, and the ratios against the host versions. Then the achieved bandwidth of

@@ -108,7 +108,8 @@ pub struct RunStats {
     /// The least DRAM traffic the computation needs: every input read once, every output
     /// written once.
     pub dram_minimum: u64,
-    /// Time from the first launch to the end.
+    /// Time from the first copy to the device (the inputs' and the captures' uploads) to the
+    /// end: the copies in, the kernels, and the reads of the result.
     pub run: Duration,
 }
 
@@ -1131,9 +1132,13 @@ impl<'c> Session<'c> {
         &self.dummy.as_ref().expect("uploaded").buf
     }
 
-    /// Runs the comprehension, delivering to `sink`.
-    pub(crate) fn run(&mut self, sink: &mut dyn TopSink) -> Result<(), DeviceFailure> {
-        let start = Instant::now();
+    /// Runs the comprehension, delivering to `sink`; the run's time counts from `start` (before
+    /// the uploads).
+    pub(crate) fn run(
+        &mut self,
+        sink: &mut dyn TopSink,
+        start: Instant,
+    ) -> Result<(), DeviceFailure> {
         let comp = &self.plan.comp;
         self.level(comp, 0, &Parents::Root, &mut Sink::Top(&mut *sink))?;
         self.finish_partials(sink)?;

@@ -74,7 +74,10 @@ fn run<T>(
     for origin in origins {
         session.stats.count(origin);
     }
-    let result = session.upload(&captures, parts.root).and_then(|()| session.run(sink));
+    // The run's time starts before its copies in: on a GPU they are part of what the caller
+    // waits for (on a device whose memory is the host's, the first generator is read in place).
+    let start = std::time::Instant::now();
+    let result = session.upload(&captures, parts.root).and_then(|()| session.run(sink, start));
     let stats = session.stats.clone();
     drop(session);
     drop(scratch);
