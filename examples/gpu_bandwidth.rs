@@ -10,6 +10,9 @@
 //! cargo run --release --example gpu_bandwidth --features cuda [-- --n 100000000 --reps 10]
 //! ```
 
+#[path = "support/device.rs"]
+mod device;
+
 use parcomp::{par_device, par_sum, DeviceJagged, DeviceVec, Jagged};
 use std::time::Duration;
 
@@ -24,12 +27,7 @@ fn main() {
     };
     let n = number("--n", 100_000_000).max(1000);
     let reps = number("--reps", 10).max(1);
-    let report = parcomp::backend();
-    let (Some(device), Some(backend)) = (report.device.clone(), report.device_backend) else {
-        eprintln!("gpu_bandwidth: no device, nothing to measure: {report}");
-        if std::env::var_os("PARCOMP_REQUIRE_DEVICE").is_some() {
-            std::process::exit(1);
-        }
+    let Some((device, backend)) = device::device_or_exit("gpu_bandwidth") else {
         return;
     };
     let peak = parcomp::gpu_device(backend).ok().and_then(|d| d.peak_bandwidth);
@@ -114,6 +112,7 @@ fn row(name: &str, elements: usize, peak: Option<f64>, reps: usize, f: impl Fn()
     );
 }
 
+/// In microseconds throughout, so that the column compares at a glance.
 fn micros(d: Duration) -> String {
     format!("{:.0} µs", d.as_secs_f64() * 1e6)
 }

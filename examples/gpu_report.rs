@@ -21,6 +21,8 @@
 
 #[path = "support/baselines/mod.rs"]
 mod baselines;
+#[path = "support/device.rs"]
+mod device;
 #[path = "support/lines.rs"]
 mod lines;
 #[path = "support/pythagorean.rs"]
@@ -171,12 +173,7 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .map(|n| n.parse().expect("--reps takes a number"))
         .unwrap_or(5);
-    let report = parcomp::backend();
-    let (Some(device), Some(backend)) = (report.device.clone(), report.device_backend) else {
-        eprintln!("gpu_report: no device, nothing to measure: {report}");
-        if std::env::var_os("PARCOMP_REQUIRE_DEVICE").is_some() {
-            std::process::exit(1);
-        }
+    let Some((device, backend)) = device::device_or_exit("gpu_report") else {
         return;
     };
     let size = if full { Size::Full } else { Size::Reduced };

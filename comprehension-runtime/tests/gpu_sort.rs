@@ -21,13 +21,6 @@ fn expected(keys: &[u64]) -> Vec<usize> {
     perm
 }
 
-/// The backends every case runs on.
-fn backends() -> Vec<Backend> {
-    let mut all = vec![Backend::Sequential, Backend::Rayon];
-    all.extend_from_slice(support::devices());
-    all
-}
-
 /// `sort_permutation(keys)` on `backend`, checking that it ran there.
 fn sort_on(backend: Backend, what: &str, keys: &[u64]) -> Vec<usize> {
     let (out, runs) = trace::record(|| with_backend(backend, || sort_permutation(keys)));
@@ -55,7 +48,7 @@ fn assert_perm(got: &[usize], expected: &[usize], keys: &[u64], what: &str) {
 /// Sorts `keys` on every backend against the oracle.
 fn check(what: &str, keys: &[u64]) {
     let want = expected(keys);
-    for backend in backends() {
+    for backend in support::backends() {
         let got = sort_on(backend, what, keys);
         assert_perm(&got, &want, keys, &format!("{what} on {backend}"));
     }
@@ -76,7 +69,7 @@ fn equal_keys_keep_their_order() {
             let keys = vec![key; n];
             check(&format!("{n} keys all {key:#x}"), &keys);
             // The identity: equal keys in their input order.
-            for backend in backends() {
+            for backend in support::backends() {
                 let got = sort_on(backend, "all equal", &keys);
                 assert!(got.iter().enumerate().all(|(i, &p)| i == p), "not the identity");
             }
@@ -87,7 +80,7 @@ fn equal_keys_keep_their_order() {
         check(&format!("{n} equal keys and one larger"), &keys);
         let mut perm: Vec<usize> = (0..n).filter(|&i| i != n / 2).collect();
         perm.push(n / 2);
-        for backend in backends() {
+        for backend in support::backends() {
             assert_eq!(sort_on(backend, "one larger", &keys), perm, "on {backend}");
         }
     }
@@ -186,7 +179,7 @@ fn time_a_million_keys() {
     let mut rng = Rng(99);
     let keys = rng.keys(1_000_000, Rng::next);
     let want = expected(&keys);
-    for backend in backends() {
+    for backend in support::backends() {
         // The first call builds (or loads) the device's program.
         assert_perm(&sort_on(backend, "warm-up", &keys), &want, &keys, "warm-up");
         let mut times = Vec::new();

@@ -135,25 +135,18 @@ typedef double pc_f64;
 #define PC_CLZ64(x) ((pc_u32)__clzll((long long)(pc_u64)(x)))
 #define PC_F32_BITS(x) __float_as_uint((pc_f32)(x))
 #define PC_F64_BITS(x) ((pc_u64)__double_as_longlong((pc_f64)(x)))
-/* scalar.h's narrowing to i16, by a conversion the compiler cannot see through. NVIDIA's PTX
+#endif
+
+/* scalar.h's narrowing to i16 on NVIDIA's compilers (CUDA, and NVIDIA's OpenCL, for which the
+ * runtime defines PC_NVIDIA_PTX), by a conversion the compiler cannot see through. NVIDIA's PTX
  * assembler (ptxas 12.9 and 13.0 for sm_90, in the SASS they write) takes the negation of a
  * sign-extended 16-bit value (`neg.s16`, or `sub.s16` from 0, which NVVM makes of any i16
  * `0 - x`, `x * -1` or `-x`) to be sign-extended itself, false for -32768: it negates in 32
  * bits and skips the re-extension, so `-(-32768i16)` widened to 64 bits read 32768 where Rust
  * gives -32768 (gpu_scalar's check, on an H200 through NVIDIA's OpenCL). Narrowed here, the
  * arithmetic stays in 32 bits, and ptxas re-extends what `cvt.u16.u32` gives. */
-__device__ __forceinline__ pc_i16 pc_narrow_i16(pc_u32 w) {
-  pc_i16 r;
-  asm("cvt.u16.u32 %0, %1;" : "=h"(r) : "r"(w));
-  return r;
-}
-#define PC_NARROW_i16(w) pc_narrow_i16((pc_u32)(w))
-#endif
-
-/* NVIDIA's OpenCL compiles through the same PTX assembler as CUDA, and needs the same narrowing
- * to i16 (see PC_CUDA's pc_narrow_i16); the runtime defines PC_NVIDIA_PTX there. */
-#if defined(PC_NVIDIA_PTX) && !defined(PC_CUDA)
-pc_i16 pc_narrow_i16(pc_u32 w) {
+#if defined(PC_CUDA) || defined(PC_NVIDIA_PTX)
+PC_FN pc_i16 pc_narrow_i16(pc_u32 w) {
   pc_i16 r;
   asm("cvt.u16.u32 %0, %1;" : "=h"(r) : "r"(w));
   return r;

@@ -480,6 +480,17 @@ impl KernelWriter<'_> {
         index
     }
 
+    /// The value a filtering level holds for the variable `var` (a level's `held`), computed
+    /// into `body` at the current position: the variable itself, or the head where `var` is
+    /// empty.
+    fn held_value(&mut self, var: &str, plan: &Plan, body: &mut Body) -> String {
+        if var.is_empty() {
+            self.ew.expr(device(&plan.head), body)
+        } else {
+            var.to_string()
+        }
+    }
+
     /// Loads `inputs` for parent `parent` from the parents' columns.
     fn load_inputs(&mut self, inputs: &[VarId], parent: &str, body: &mut Body) {
         for &v in inputs {
@@ -947,11 +958,7 @@ impl KernelWriter<'_> {
             _ if coarse && compacting => {
                 // Held in both phases: phase 0 stages them when the work-group keeps few.
                 for (k, (_, var, _)) in held.iter().enumerate() {
-                    let value = if var.is_empty() {
-                        self.ew.expr(device(&plan.head), &mut inner)
-                    } else {
-                        var.clone()
-                    };
+                    let value = self.held_value(var, plan, &mut inner);
                     inner.line(format!("pc_keep{k}[pc_kept] = {value};"));
                 }
                 if nested {
@@ -960,11 +967,7 @@ impl KernelWriter<'_> {
             }
             _ if compacting => {
                 for (k, (_, var, _)) in held.iter().enumerate() {
-                    let value = if var.is_empty() {
-                        self.ew.expr(device(&plan.head), &mut inner)
-                    } else {
-                        var.clone()
-                    };
+                    let value = self.held_value(var, plan, &mut inner);
                     inner.line(format!("pc_keep{k} = {value};"));
                 }
             }
