@@ -117,6 +117,37 @@ fn expansions_find_their_parents_across_tiles() {
 }
 
 #[test]
+fn plain_levels_run_in_striped_tiles() {
+    // A level that writes a value per position takes, in a GPU's form, 4 positions 256 apart
+    // per work-item: a tile of 1024, run without a bound check between its positions when it
+    // lies wholly in the chunk, the last one stopping at the chunk's end. At the first
+    // generator (a range, a slice of tuples) and below it (a nested `par!`, which writes each
+    // value's group too), at sizes around the tiles.
+    for &n in &[1u64, 255, 256, 257, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096, 4097] {
+        on_every_backend(|| par![x * 3 + 1 | x <- 0..n]);
+        let v: Vec<(u8, u64)> = (0..n).map(|i| ((i % 251) as u8, i * 7919)).collect();
+        on_every_backend(|| par![(b, w ^ 5) | (b, w) <- &v]);
+        on_every_backend(|| par![par![y * 2 + x | y <- 0..x % 5] | x <- 0..n]);
+    }
+}
+
+#[test]
+fn a_tiles_parents_are_found_by_the_work_groups_search() {
+    // A GPU's work-group finds its tile's first and last parents together, 128 probes a round
+    // for each: parent counts around 128 and 128² (one round more past each), rows of 0 to 2
+    // positions (a tile spans hundreds of parents, empty ones among them), and one huge row
+    // among empty ones (every tile's span a single parent, found among many).
+    for &parents in &[127usize, 128, 129, 16_383, 16_384, 16_385, 40_000] {
+        let lengths: Vec<u64> = (0..parents as u64).map(|i| (i * 7) % 3).collect();
+        on_every_backend(|| par![(r, j) | r <- 0..lengths.len(), j <- 0..lengths[r]]);
+        let mut lengths = vec![0u64; parents];
+        lengths[parents / 2] = 5000;
+        lengths[parents - 1] = 3;
+        on_every_backend(|| par![(r, j) | r <- 0..lengths.len(), j <- 0..lengths[r]]);
+    }
+}
+
+#[test]
 fn level_sizes_scan_in_one_work_group_in_two_steps_and_in_three() {
     // A level's sizes are scanned in place by one work-group up to 4 × 1024 parents, in two
     // steps (the tiles' sums, then each tile's offsets from the sums before it) up to 1024

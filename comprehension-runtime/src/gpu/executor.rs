@@ -1424,14 +1424,14 @@ impl<'c> Session<'c> {
             // tile GROUP × `level_items`.
             let coarse_reduce = summarised && !matches!(parents, Parents::Root);
             let level_items = level_items(self.cpu_shapes);
-            // A level that writes a value per position below the first generator, with a CPU
-            // device's shapes: `plain_items` consecutive positions per work-item (the kernel's
-            // `coarse_plain`).
+            // A level that writes a value per position: with a CPU device's shapes, below the
+            // first generator, `plain_items` consecutive positions per work-item (the kernel's
+            // `coarse_plain`); with a GPU's, at every level, `plain_items` positions GROUP
+            // apart (`striped_plain`). A tile is GROUP × `plain_items` positions either way.
             let reduced_here = head_here && matches!(comp.terminal, Terminal::Reduce { .. });
-            let coarse_plain = self.cpu_shapes
-                && !level.filters
+            let coarse_plain = !level.filters
                 && !reduced_here
-                && !matches!(parents, Parents::Root);
+                && (!self.cpu_shapes || !matches!(parents, Parents::Root));
             let plain_items = plain_items(self.cpu_shapes);
             let tiles = if coarse_reduce {
                 count.div_ceil(GROUP as u64 * level_items)

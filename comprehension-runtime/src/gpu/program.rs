@@ -40,18 +40,20 @@ pub(crate) fn level_items(cpu_shapes: bool) -> u64 {
     }
 }
 
-/// Consecutive positions per work-item of a level below the first generator that writes a value
-/// per position (`PC_PLAIN_ITEMS`, defined per program), on a CPU device: its parent found by a
-/// search once per work-item, then by stepping, instead of a search per position. Few, so that
-/// the level's positions still spread over every core: such levels are often the small upper
-/// levels of a comprehension (the Pythagorean triples' second, 20,000 positions, in five
-/// work-groups rather than one). A GPU takes a position per work-item (the form has no use
-/// for this).
+/// Positions per work-item of a level that writes a value per position (`PC_PLAIN_ITEMS`,
+/// defined per program). On a CPU device, below the first generator, 16 consecutive ones: the
+/// parent found by a search once per work-item, then by stepping, instead of a search per
+/// position. Few, so that the level's positions still spread over every core: such levels are
+/// often the small upper levels of a comprehension (the Pythagorean triples' second, 20,000
+/// positions, in five work-groups rather than one); at the first generator a CPU device takes
+/// one. On a GPU, at every level, 4 positions `GROUP` apart: a tile of 1,024 positions pays its
+/// setup (the parents' search, the fault word's read) once, and a work-item has four loads in
+/// flight — while 10⁶ positions still make some 1,000 work-groups, a wave of a large GPU.
 pub(crate) fn plain_items(cpu_shapes: bool) -> u64 {
     if cpu_shapes {
         16
     } else {
-        1
+        4
     }
 }
 

@@ -6,7 +6,7 @@
  *   0 or 1, as Rust stores bool), pc_char (a Unicode scalar value's code point in 32 bits, as
  *   Rust stores char);
  * - PC_KERNEL, PC_FN, PC_GLOBAL, PC_RESTRICT, PC_LOCAL_ARRAY, PC_BARRIER, PC_LOCAL_INC_U32 (an
- *   atomic increment in local memory), and the work-item indices;
+ *   atomic increment in local memory), PC_UNROLL, and the work-item indices;
  * - PC_T(tag) / PC_OP(op, tag): the C type and the operation of a type tag (i32, f64, tup0,
  *   ...), so that generated code written once over type classes (`#define T3 i32`) serves
  *   every instantiation;
@@ -26,6 +26,9 @@
 #endif
 
 /* ---- dialect ---------------------------------------------------------------------------- */
+
+/* Unrolls the loop after it (a compile-time trip count): both compilers take the pragma. */
+#define PC_UNROLL _Pragma("unroll")
 
 #ifdef PC_OPENCL
 /* Rust never contracts a * b + c into a fused multiply-add; neither may the kernels. */
