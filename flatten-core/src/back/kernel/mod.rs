@@ -1277,7 +1277,13 @@ impl KernelWriter<'_> {
             body.line(format!("if (!pc_fanout) pc_tile_span(pc_offsets, pc_parents, pc_j0, pc_count, pc_tile, PC_WG * pc_r{r}_items, pc_span);"));
         }
         // The fault word is read once: a fault raised during this kernel stops the run anyway.
-        body.line("pc_bool pc_live = (pc_bool)!PC_FAULTED(pc_fault);");
+        // A GPU's tile at the first generator does not wait for it: its positions read only the
+        // generator's elements inside the chunk and checked captures, safe whatever the word
+        // holds, so their loads go out with the word's instead of a trip to memory after it.
+        let wait_for_fault = search || blocked;
+        if wait_for_fault {
+            body.line("pc_bool pc_live = (pc_bool)!PC_FAULTED(pc_fault);");
+        }
         body.line(format!("{t} pc_acc;"));
         body.line(format!("for (pc_u32 pc_k = 0; pc_k < pc_r{r}_items; pc_k++) {{"));
         let mut each = body.nested();
@@ -1287,7 +1293,11 @@ impl KernelWriter<'_> {
             each.line("pc_u64 pc_t = pc_tile + (pc_u64)pc_k * PC_WG + pc_lid;");
         }
         each.line(format!("pc_acc = pc_r{r}_identity(pc_fault, PC_CAPS);"));
-        each.line("if (pc_live && pc_t < pc_count) {");
+        each.line(if wait_for_fault {
+            "if (pc_live && pc_t < pc_count) {"
+        } else {
+            "if (pc_t < pc_count) {"
+        });
         let work = each.nested();
         (each, work)
     }
@@ -1618,7 +1628,15 @@ fn striped_plain_items(body: &mut Body, root: bool) -> Body {
     body.line(
         "pc_u64 pc_t0 = (pc_u64)PC_GROUP_ID() * PC_WG * PC_PLAIN_ITEMS + (pc_u64)PC_LOCAL_ID();",
     );
-    body.line("if (pc_t0 >= pc_count || PC_FAULTED(pc_fault)) return;");
+    // At the first generator the positions read only its elements inside the chunk and checked
+    // captures, safe whatever the fault word holds: they do not wait for it (a load of it
+    // before theirs is a trip to memory each work-item waits for). Below it a fault may have
+    // left the offsets unfinished: the level returns at once.
+    if root {
+        body.line("if (pc_t0 >= pc_count) return;");
+    } else {
+        body.line("if (pc_t0 >= pc_count || PC_FAULTED(pc_fault)) return;");
+    }
     body.line("{");
     let mut items = body.nested();
     if !root {
