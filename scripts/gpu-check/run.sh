@@ -3,7 +3,8 @@
 # runs what pack.sh built. In order: the CUDA device layer's tests with the ignored ones, the
 # suite with every comprehension forced onto CUDA, the suite on every device present (the
 # automatic choice; OpenCL runs go to the best OpenCL device, NVIDIA's where it is installed),
-# gpu_bandwidth at 10^8 elements, and gpu_report --full. A summary goes to stdout; every log
+# gpu_bandwidth at 10^8 elements (and with 1, 8 and 16 positions per work-item of a level that
+# writes a value per position), and gpu_report --full. A summary goes to stdout; every log
 # goes to $OUT/gpu-check.tgz when OUT is set, else to target/gpu-check/logs.
 #
 # Environment: PARCOMP_NVRTC when NVRTC is not on the loader's path (found here under
@@ -65,6 +66,14 @@ echo "== the suite on every device present"
 TAG=every PARCOMP_REQUIRE_DEVICE=cuda suite
 echo "== gpu_bandwidth ($(elapsed))"
 PARCOMP_REQUIRE_DEVICE=cuda timeout 120 "$bin/x/gpu_bandwidth" 2>&1 | tee "$logs/gpu_bandwidth.txt" | grep '^|'
+# A value-per-position level's positions per work-item: 4 (the default above) against 1 (one
+# per work-item, the form before 2026-11-29) and 8 and 16, for the map and the expand.
+for items in 1 8 16; do
+  echo "== gpu_bandwidth, PARCOMP_DEVICE_PLAIN_ITEMS=$items ($(elapsed))"
+  PARCOMP_DEVICE_PLAIN_ITEMS=$items PARCOMP_REQUIRE_DEVICE=cuda timeout 120 \
+    "$bin/x/gpu_bandwidth" --reps 5 2>&1 | tee "$logs/gpu_bandwidth-items$items.txt" \
+    | grep -E '^\| (map|skewed)'
+done
 echo "== gpu_report --full ($(elapsed))"
 MALLOC_MMAP_THRESHOLD_=67108864 MALLOC_TRIM_THRESHOLD_=134217728 PARCOMP_REQUIRE_DEVICE=cuda \
   timeout 300 "$bin/x/gpu_report" --full >"$logs/gpu_report.txt" 2>&1

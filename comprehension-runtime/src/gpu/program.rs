@@ -49,11 +49,20 @@ pub(crate) fn level_items(cpu_shapes: bool) -> u64 {
 /// one. On a GPU, at every level, 4 positions `GROUP` apart: a tile of 1,024 positions pays its
 /// setup (the parents' search, the fault word's read) once, and a work-item has four loads in
 /// flight — while 10⁶ positions still make some 1,000 work-groups, a wave of a large GPU.
+/// `PARCOMP_DEVICE_PLAIN_ITEMS` (1 to 32, read once per process) sets it for either shape, to
+/// measure the choice on a device: 1 is a GPU's form of one position per work-item.
 pub(crate) fn plain_items(cpu_shapes: bool) -> u64 {
-    if cpu_shapes {
-        16
-    } else {
-        4
+    static SET: OnceLock<Option<u64>> = OnceLock::new();
+    let set = SET.get_or_init(|| {
+        std::env::var("PARCOMP_DEVICE_PLAIN_ITEMS")
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .filter(|n| (1..=32).contains(n))
+    });
+    match (set, cpu_shapes) {
+        (Some(n), _) => *n,
+        (None, true) => 16,
+        (None, false) => 4,
     }
 }
 
