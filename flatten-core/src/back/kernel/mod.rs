@@ -736,8 +736,7 @@ impl KernelWriter<'_> {
         // A level that only writes a value per position (its variables, the head's values, the
         // next level's sizes), below the first generator, in a CPU device's form: each
         // work-item takes PC_PLAIN_ITEMS consecutive positions, its first parent found by one
-        // search and the next ones by stepping (on a GPU a position per work-item, neighbouring
-        // work-items writing neighbouring positions).
+        // search and the next ones by stepping (on a GPU, `striped_plain` below).
         let coarse_plain =
             cpu_shapes && !root && !compacting && reduce.is_none() && segmented.is_none();
         // Such a level in a GPU's form, at the first generator too: each work-item takes
