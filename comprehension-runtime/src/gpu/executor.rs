@@ -29,7 +29,8 @@ use super::fault::{self, Fault};
 use super::host_data::{column_of, ColumnBytes, DynJagged, HostData, Upload};
 use super::plan::{ClassId, Comp, DevicePlan, Level, ReduceKind, RootKind, Terminal};
 use super::program::{
-    cpu_shapes, filter_items, level_items, plain_items, reduce_items, Built, GROUP, LBS_ITEMS, TILE,
+    cpu_shapes, env_count, filter_items, level_items, plain_items, reduce_items, Built, GROUP,
+    LBS_ITEMS, TILE,
 };
 use super::resident::Resident;
 use super::types::{columns_par_at, Prim};
@@ -1429,13 +1430,13 @@ impl<'c> Session<'c> {
             // `coarse_plain`); with a GPU's, at every level, `plain_items` positions GROUP
             // apart (`striped_plain`). A tile is GROUP × `plain_items` positions either way.
             let reduced_here = head_here && matches!(comp.terminal, Terminal::Reduce { .. });
-            let coarse_plain = !level.filters
+            let plain_tiled = !level.filters
                 && !reduced_here
                 && (!self.cpu_shapes || !matches!(parents, Parents::Root));
             let plain_items = plain_items(self.cpu_shapes);
             let tiles = if coarse_reduce {
                 count.div_ceil(GROUP as u64 * level_items)
-            } else if coarse_plain {
+            } else if plain_tiled {
                 count.div_ceil(GROUP as u64 * plain_items)
             } else {
                 count.div_ceil(GROUP as u64)
@@ -1485,7 +1486,7 @@ impl<'c> Session<'c> {
                 }
                 _ if coarse => count.div_ceil(self.filter_items),
                 _ if coarse_reduce => count.div_ceil(level_items),
-                _ if coarse_plain => count.div_ceil(plain_items),
+                _ if plain_tiled => count.div_ceil(plain_items),
                 _ => count,
             };
             // Bytes per value written.
@@ -2459,14 +2460,6 @@ fn chunk_size(device: &dyn Device, plan: &DevicePlan, types: &[TypeDesc], budget
 fn region_override() -> Option<u64> {
     static OVERRIDE: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
     *OVERRIDE.get_or_init(|| env_count("PARCOMP_DEVICE_REGION"))
-}
-
-/// The environment variable `var` as a positive count (`_` allowed between digits).
-fn env_count(var: &str) -> Option<u64> {
-    std::env::var(var)
-        .ok()
-        .and_then(|v| v.trim().replace('_', "").parse::<u64>().ok())
-        .filter(|&c| c > 0)
 }
 
 /// A quarter of the device's free memory (of its memory where it does not say what is free).

@@ -53,17 +53,20 @@ pub(crate) fn level_items(cpu_shapes: bool) -> u64 {
 /// measure the choice on a device: 1 is a GPU's form of one position per work-item.
 pub(crate) fn plain_items(cpu_shapes: bool) -> u64 {
     static SET: OnceLock<Option<u64>> = OnceLock::new();
-    let set = SET.get_or_init(|| {
-        std::env::var("PARCOMP_DEVICE_PLAIN_ITEMS")
-            .ok()
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .filter(|n| (1..=32).contains(n))
-    });
+    let set = SET.get_or_init(|| env_count("PARCOMP_DEVICE_PLAIN_ITEMS").filter(|&n| n <= 32));
     match (set, cpu_shapes) {
         (Some(n), _) => *n,
         (None, true) => 16,
         (None, false) => 4,
     }
+}
+
+/// The environment variable `var` as a positive count (`_` allowed between digits).
+pub(crate) fn env_count(var: &str) -> Option<u64> {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.trim().replace('_', "").parse::<u64>().ok())
+        .filter(|&c| c > 0)
 }
 
 /// Consecutive positions per work-item of a filtering level below the first generator

@@ -669,12 +669,11 @@ impl KernelWriter<'_> {
         // positions below the first generator, stepping from parent to parent
         // (`coarse_plain_items`), and one at the first; on a GPU PC_PLAIN_ITEMS positions PC_WG
         // apart (`striped_plain_items`), neighbouring work-items writing neighbouring positions.
-        let two_forms = (root
-            && level_filters(level)
-            && !matches!(head, Some(Delivery::Reduce(_) | Delivery::Segmented(_))))
-            || matches!(head, Some(Delivery::Reduce(_)))
-            || (!level_filters(level)
-                && !matches!(head, Some(Delivery::Reduce(_) | Delivery::Segmented(_))));
+        let two_forms = match head {
+            Some(Delivery::Reduce(_)) => true,
+            Some(Delivery::Segmented(_)) => false,
+            _ => root || !level_filters(level),
+        };
         // The offsets start `pc_offsets_at` words into their buffer (the rows' own, read where
         // the captures hold them, when `pc_rows_direct`).
         let body = if two_forms {
@@ -1637,11 +1636,9 @@ fn striped_plain_items(body: &mut Body, root: bool) -> Body {
         body.line("if (pc_t0 >= pc_count || PC_FAULTED(pc_fault)) return;");
     }
     body.line("{");
-    let mut items = body.nested();
     if !root {
-        items.line("pc_u64 pc_lo = pc_span[0];");
+        body.line("  pc_u64 pc_lo = pc_span[0];");
     }
-    body.append(items);
     Body::new(3)
 }
 
