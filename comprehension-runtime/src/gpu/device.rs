@@ -296,6 +296,11 @@ pub trait Device: Send + Sync {
         let _ = (data, len);
         Ok(None)
     }
+    /// Whether [`Device::wrap`] reads the host's memory where it lies (for any bytes but
+    /// none), so that a program may be built to read a capture's records there.
+    fn reads_in_place(&self) -> bool {
+        false
+    }
     /// Bytes of device memory free now, where the API tells it (CUDA); else `None`.
     fn free_memory(&self) -> Option<u64> {
         None

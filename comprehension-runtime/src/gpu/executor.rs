@@ -26,7 +26,7 @@
 use super::arena::{Mem, Scratch};
 use super::device::{Arg, Buffer, Device, DeviceError, Mark, Queue};
 use super::fault::{self, Fault};
-use super::host_data::{column_of, ColumnBytes, DynJagged, HostData, Upload};
+use super::host_data::{column_of, ColumnBytes, DynJagged, HostData, Records, Upload};
 use super::plan::{ClassId, Comp, DevicePlan, Level, ReduceKind, RootKind, Terminal};
 use super::program::{
     cpu_shapes, env_count, filter_items, level_items, plain_items, reduce_items, Built, GROUP,
@@ -34,7 +34,7 @@ use super::program::{
 };
 use super::resident::Resident;
 use super::types::{columns_par_at, Prim};
-use super::types::{ColumnLayout, ColumnWriter, TypeDesc};
+use super::types::{ColumnLayout, ColumnWriter, RecordLayout, TypeDesc};
 use super::DeviceFailure;
 use crate::backend::Backend;
 use crate::site::Site;
@@ -507,6 +507,9 @@ pub(crate) struct Session<'c> {
     /// Where each captured array of rows keeps its offsets, by capture (`None` for other
     /// captures, and for rows whose offsets the host does not hold as `u64`s).
     row_offsets: Vec<Option<RowOffsets<'c>>>,
+    /// The element type and record size of each captured collection read as records, for
+    /// the traffic model: a record is read whole (its padding too).
+    record_reads: Vec<(TypeDesc, u64)>,
     /// The buffers of the captured collections, after the captures' own, in the order of the
     /// kernels' `PC_CAPS` (each slice's values, each array of rows' values and offsets).
     cap_bufs: Vec<CapBuf<'c>>,
@@ -582,6 +585,7 @@ impl<'c> Session<'c> {
             device,
             hold: Vec::new(),
             row_offsets: Vec::new(),
+            record_reads: Vec::new(),
             cap_bufs: Vec::new(),
             scratch,
             program,
@@ -693,6 +697,36 @@ impl<'c> Session<'c> {
         *at += len;
         self.cap_bufs.push(CapBuf::Caps);
         Ok(offset as u64)
+    }
+
+    /// Where a captured collection read as the records it is in the caller's memory (its
+    /// program was built so, `Prepared::records`) lies for the kernels: there, its buffer added
+    /// to the captures' ([`CapBuf::InPlace`]); returns its offset in that buffer. No records
+    /// (an empty collection) take no buffer of their own: the captures' own stands in.
+    fn capture_records(
+        &mut self,
+        records: Option<Records<'c>>,
+        at: &mut usize,
+    ) -> Result<u64, DeviceFailure> {
+        let records = records
+            .ok_or_else(|| DeviceFailure::fatal("a capture read as records has no records"))?;
+        // SAFETY: the caller's values, borrowed for 'c, longer than the session, which releases
+        // the buffer (in `in_place`) after its queue finished; no kernel writes a capture.
+        let wrapped = unsafe { self.device.wrap(records.data, records.bytes) }?;
+        let Some(buffer) = wrapped else {
+            if records.bytes > 0 {
+                return Err(DeviceFailure::fatal(
+                    "the device did not read a capture's records where they lie",
+                ));
+            }
+            self.cap_bufs.push(CapBuf::Caps);
+            return Ok(*at as u64);
+        };
+        self.stats.bytes_in_place += records.bytes as u64;
+        self.stats.dram_minimum += records.bytes as u64;
+        self.cap_bufs.push(CapBuf::InPlace(self.in_place.len()));
+        self.in_place.push(buffer);
+        Ok(0)
     }
 
     /// `column` as a buffer the kernels read where it lies, when it is the caller's bytes and
@@ -920,6 +954,7 @@ impl<'c> Session<'c> {
     pub(crate) fn upload(
         &mut self,
         captures: &[HostData<'c>],
+        records: &[Option<RecordLayout>],
         root: &HostData<'c>,
     ) -> Result<(), DeviceFailure> {
         let uploaded = super::resident::uploaded();
@@ -948,6 +983,12 @@ impl<'c> Session<'c> {
                     header[4 * k + 1] = 1;
                     at += bytes.len();
                     scalars.push((header[4 * k] as usize, bytes));
+                }
+                HostData::Slice(s) if matches!(records.get(k), Some(Some(_))) => {
+                    let stride = records[k].as_ref().map_or(0, |r| r.stride as u64);
+                    self.record_reads.push((s.desc(), stride));
+                    header[4 * k + 1] = s.len() as u64;
+                    header[4 * k] = self.capture_records(s.records(), &mut at)?;
                 }
                 HostData::Slice(s) => {
                     let len = s.len();
@@ -989,7 +1030,14 @@ impl<'c> Session<'c> {
                             (Ok(jagged_values(j, &layout)), Ok(Upload::Bytes(offsets)))
                         }
                     };
-                    header[4 * k] = self.capture_column(values_column, &mut at, &mut columns)?;
+                    // The values as records where they lie, or as columns (the offsets are
+                    // a column either way).
+                    header[4 * k] = if let Some(Some(record)) = records.get(k) {
+                        self.record_reads.push((j.desc(), record.stride as u64));
+                        self.capture_records(j.records(), &mut at)?
+                    } else {
+                        self.capture_column(values_column, &mut at, &mut columns)?
+                    };
                     at = at.next_multiple_of(8);
                     let offsets_at = self.capture_column(offsets_column, &mut at, &mut columns)?;
                     header[4 * k + 2] = offsets_at;
@@ -1241,6 +1289,14 @@ impl<'c> Session<'c> {
         self.types[class as usize].leaves().iter().map(|l| l.size() as u64).sum()
     }
 
+    /// The bytes a position reads of an element of `class` from captured memory: a record's
+    /// size where a capture of that type is read as records, else its components'.
+    fn element_read_bytes(&self, class: ClassId) -> u64 {
+        let desc = &self.types[class as usize];
+        let record = self.record_reads.iter().filter(|(t, _)| t == desc).map(|&(_, b)| b).max();
+        record.unwrap_or_else(|| self.class_bytes(class))
+    }
+
     /// The number of children of the first `asked` parents (in `columns` of capacity `cap`),
     /// by the level's size kernel, in a new buffer.
     fn sizes(
@@ -1362,7 +1418,7 @@ impl<'c> Session<'c> {
         let element_bytes: u64 = match (parents, self.plan.root) {
             (Parents::Root, RootKind::Elements) => self.class_bytes(self.plan.vars[0]),
             _ => 0,
-        } + level.reads.map_or(0, |c| self.class_bytes(c));
+        } + level.reads.map_or(0, |c| self.element_read_bytes(c));
         // The level's kernel delivers the head's values (no level or nested comprehension
         // follows it).
         let head_here = last && comp.nested.is_empty();

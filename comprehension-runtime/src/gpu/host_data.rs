@@ -5,7 +5,8 @@
 
 use super::resident::Resident;
 use super::types::{
-    columns_par, columns_par_at, ColumnLayout, ColumnWriter, DeviceType, TypeDesc, PIECE,
+    columns_par, columns_par_at, ColumnLayout, ColumnWriter, DeviceType, RecordLayout, TypeDesc,
+    PIECE,
 };
 use crate::backend::Backend;
 use crate::jagged::Jagged;
@@ -96,6 +97,15 @@ pub trait DynSlice: Sync {
         let _ = backend;
         None
     }
+    /// The layout of the elements' [`Records`], where [`DynSlice::records`] gives them.
+    fn record_layout(&self) -> Option<RecordLayout> {
+        None
+    }
+    /// The elements as records in their own memory (tuples of numbers), for a device that
+    /// reads the host's memory where it lies.
+    fn records(&self) -> Option<Records<'_>> {
+        None
+    }
 }
 
 impl<T: DeviceType> DynSlice for [T] {
@@ -117,6 +127,12 @@ impl<T: DeviceType> DynSlice for [T] {
     fn column_bytes(&self) -> Option<&[u8]> {
         T::as_column(self)
     }
+    fn record_layout(&self) -> Option<RecordLayout> {
+        Records::layout::<T>()
+    }
+    fn records(&self) -> Option<Records<'_>> {
+        Records::of(self)
+    }
 }
 
 impl<T: DeviceType> DynSlice for Vec<T> {
@@ -135,6 +151,12 @@ impl<T: DeviceType> DynSlice for Vec<T> {
     fn column_bytes(&self) -> Option<&[u8]> {
         T::as_column(self)
     }
+    fn record_layout(&self) -> Option<RecordLayout> {
+        Records::layout::<T>()
+    }
+    fn records(&self) -> Option<Records<'_>> {
+        Records::of(self)
+    }
 }
 
 impl<T: DeviceType, const N: usize> DynSlice for [T; N] {
@@ -149,6 +171,12 @@ impl<T: DeviceType, const N: usize> DynSlice for [T; N] {
     }
     fn column_bytes(&self) -> Option<&[u8]> {
         T::as_column(self)
+    }
+    fn record_layout(&self) -> Option<RecordLayout> {
+        Records::layout::<T>()
+    }
+    fn records(&self) -> Option<Records<'_>> {
+        Records::of(self)
     }
 }
 
@@ -170,6 +198,12 @@ impl<S: DynSlice + ?Sized> DynSlice for &S {
     }
     fn resident(&self, backend: Backend) -> Option<&Resident> {
         (**self).resident(backend)
+    }
+    fn record_layout(&self) -> Option<RecordLayout> {
+        (**self).record_layout()
+    }
+    fn records(&self) -> Option<Records<'_>> {
+        (**self).records()
     }
 }
 
@@ -199,6 +233,46 @@ impl ColumnBytes<'_> {
         }
     }
 }
+
+/// A collection's values as they lie in its memory, records of [`RecordLayout`] (a slice of
+/// tuples, which is not a column): a device whose memory is the host's reads them there.
+/// A pointer, not a `&[u8]`: the records may hold padding, which Rust never reads and the
+/// kernels do not either (they read each component at its offset).
+#[derive(Clone, Copy)]
+pub struct Records<'a> {
+    /// The first record.
+    pub(crate) data: *const u8,
+    /// The records' bytes, `stride` times their number.
+    pub(crate) bytes: usize,
+    values: std::marker::PhantomData<&'a [u8]>,
+}
+
+impl<'a> Records<'a> {
+    /// The records of `values`, when their type has a [`RecordLayout`] with a component to
+    /// read and is not already its own column (that goes as it is, `as_column`).
+    fn of<T: DeviceType>(values: &'a [T]) -> Option<Records<'a>> {
+        let layout = T::record_layout()?;
+        if layout.offsets.is_empty() || T::as_column(&[]).is_some() {
+            return None;
+        }
+        Some(Records {
+            data: values.as_ptr().cast::<u8>(),
+            bytes: std::mem::size_of_val(values),
+            values: std::marker::PhantomData,
+        })
+    }
+
+    /// The layout `T`'s records have, where [`Records::of`] gives them.
+    fn layout<T: DeviceType>() -> Option<RecordLayout> {
+        T::record_layout().filter(|l| !l.offsets.is_empty() && T::as_column(&[]).is_none())
+    }
+}
+
+// SAFETY: `Records` only points at values borrowed (shared) for 'a, which are `Sync` (every
+// `DeviceType` is); it hands the pointer to the device, which only reads through it.
+unsafe impl Send for Records<'_> {}
+// SAFETY: as for `Send`: shared, read-only access to `Sync` values.
+unsafe impl Sync for Records<'_> {}
 
 /// A collection's device column on its way to the device: its own bytes, or its values,
 /// which the host converts where the device's memory is to be written.
@@ -293,6 +367,15 @@ pub trait DynJagged: Sync {
         let _ = backend;
         None
     }
+    /// The layout of the values' [`Records`], where [`DynJagged::records`] gives them.
+    fn record_layout(&self) -> Option<RecordLayout> {
+        None
+    }
+    /// Every value, row after row, as records in their own memory (tuples of numbers stored
+    /// as one slice, a `Jagged`'s), for a device that reads the host's memory where it lies.
+    fn records(&self) -> Option<Records<'_>> {
+        None
+    }
 }
 
 /// The bytes of `usize` offsets as the device's `u64`s, on a 64-bit little-endian host.
@@ -339,6 +422,12 @@ impl<T: DeviceType> DynJagged for Jagged<T> {
     }
     fn flat(&self) -> Option<&dyn DynSlice> {
         Some(self.values_vec())
+    }
+    fn record_layout(&self) -> Option<RecordLayout> {
+        Records::layout::<T>()
+    }
+    fn records(&self) -> Option<Records<'_>> {
+        Records::of(Jagged::values(self))
     }
 }
 
@@ -410,6 +499,12 @@ impl<T: DeviceType, const N: usize> DynJagged for [[T; N]] {
     fn column_bytes(&self) -> Option<&[u8]> {
         T::as_column(self.as_flattened())
     }
+    fn record_layout(&self) -> Option<RecordLayout> {
+        Records::layout::<T>()
+    }
+    fn records(&self) -> Option<Records<'_>> {
+        Records::of(self.as_flattened())
+    }
 }
 
 impl<T: DeviceType, const N: usize> DynJagged for Vec<[T; N]> {
@@ -431,6 +526,12 @@ impl<T: DeviceType, const N: usize> DynJagged for Vec<[T; N]> {
     fn column_bytes(&self) -> Option<&[u8]> {
         DynJagged::column_bytes(self.as_slice())
     }
+    fn record_layout(&self) -> Option<RecordLayout> {
+        DynJagged::record_layout(self.as_slice())
+    }
+    fn records(&self) -> Option<Records<'_>> {
+        DynJagged::records(self.as_slice())
+    }
 }
 
 impl<T: DeviceType, const N: usize, const M: usize> DynJagged for [[T; N]; M] {
@@ -451,6 +552,12 @@ impl<T: DeviceType, const N: usize, const M: usize> DynJagged for [[T; N]; M] {
     }
     fn column_bytes(&self) -> Option<&[u8]> {
         DynJagged::column_bytes(self.as_slice())
+    }
+    fn record_layout(&self) -> Option<RecordLayout> {
+        DynJagged::record_layout(self.as_slice())
+    }
+    fn records(&self) -> Option<Records<'_>> {
+        DynJagged::records(self.as_slice())
     }
 }
 
@@ -481,6 +588,12 @@ impl<S: DynJagged + ?Sized> DynJagged for &S {
     }
     fn resident(&self, backend: Backend) -> Option<(&Resident, &Resident)> {
         (**self).resident(backend)
+    }
+    fn record_layout(&self) -> Option<RecordLayout> {
+        (**self).record_layout()
+    }
+    fn records(&self) -> Option<Records<'_>> {
+        (**self).records()
     }
 }
 

@@ -11,7 +11,7 @@
 //! copies nothing, so a run that stays on the CPU pays for nothing but a few pointers.
 
 pub use super::host_data::{
-    DynElements, DynJagged, DynRange, DynSlice, DynValue, HostData, IntegerBits, Observed,
+    DynElements, DynJagged, DynRange, DynSlice, DynValue, HostData, IntegerBits, Observed, Records,
     Unrepresentable,
 };
 use super::output_codec::OutputCodec;

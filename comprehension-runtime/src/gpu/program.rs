@@ -12,7 +12,7 @@
 use super::cache;
 use super::device::{Device, DeviceError, DeviceErrorKind, Program};
 use super::plan::{CaptureKind, DevicePlan};
-use super::types::{Prim, TypeDesc};
+use super::types::{Prim, RecordLayout, TypeDesc};
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -177,6 +177,11 @@ impl TypePrelude {
     /// The tag of `t` (declared by [`type_prelude`]).
     pub(crate) fn tag(&self, t: &TypeDesc) -> &str {
         &self.names[t]
+    }
+
+    /// Whether [`type_prelude`] declared `t`.
+    pub(crate) fn declares(&self, t: &TypeDesc) -> bool {
+        self.names.contains_key(t)
     }
 
     /// `#define PC_Cn tag` for classes solved to `types`, and for a class solved to a
@@ -527,8 +532,11 @@ fn leaf_paths(t: &TypeDesc) -> Vec<(String, Prim)> {
 /// The whole source of a comprehension's program: `par_fns` are the `#[par_fn]` functions it
 /// calls (with their class macros), `classes` its own class macros, `class_types` the types its
 /// classes were solved to.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn comprehension_source(
     plan: &DevicePlan,
+    records: &[Option<RecordLayout>],
+    capture_types: &[TypeDesc],
     types: &TypePrelude,
     par_fns: &str,
     classes: &str,
@@ -544,6 +552,11 @@ pub(crate) fn comprehension_source(
     let _ = writeln!(out, "#define PC_PROBE_LANES {}u", probe_lanes(cpu_shapes));
     let _ = writeln!(out, "#define PC_CPU_SHAPES {}", u8::from(cpu_shapes));
     let _ = writeln!(out, "/* ---- types ---- */\n{}", types.source);
+    let _ = writeln!(
+        out,
+        "/* ---- captures' loads ---- */\n{}",
+        capture_loads(plan, records, capture_types, types)
+    );
     let _ = writeln!(out, "/* ---- #[par_fn]s ---- */\n{par_fns}");
     let _ = writeln!(out, "/* ---- classes ---- */\n{classes}");
     let _ = writeln!(out, "/* ---- {} ---- */\n{}", plan.text.replace("*/", "* /"), plan.functions);
@@ -578,6 +591,45 @@ fn captures_params(plan: &DevicePlan) -> String {
         }
     }
     format!("#define PC_CAPS_PARAMS {params}\n#define PC_CAPS {args}\n")
+}
+
+/// How each captured collection's values are read (`pc_capload<k>(class)`, which
+/// `kernels/captures.h` calls with the values' buffer, their capacity and an index): from
+/// columns by the class's load, or, for a capture read as the records it is in the host's
+/// memory (`records[k]`), by a load of its own that reads each component at its offset in the
+/// record (the capacity unused).
+fn capture_loads(
+    plan: &DevicePlan,
+    records: &[Option<RecordLayout>],
+    capture_types: &[TypeDesc],
+    types: &TypePrelude,
+) -> String {
+    let mut out = String::new();
+    for (k, capture) in plan.captures.iter().enumerate() {
+        if matches!(capture.kind, CaptureKind::Scalar) {
+            continue;
+        }
+        let Some((layout, t)) = records.get(k).and_then(Option::as_ref).zip(capture_types.get(k))
+        else {
+            let _ = writeln!(out, "#define pc_capload{k}(c) PC_LOAD(c)");
+            continue;
+        };
+        let ty = format!("pc_{}", types.tag(t));
+        let _ = write!(
+            out,
+            "PC_FN {ty} pc_caprec{k}(PC_GLOBAL const pc_u8 *base, pc_u64 cap, pc_u64 i) {{ \
+             {ty} r; PC_GLOBAL const pc_u8 *at = base + i * {}u; (void)cap;",
+            layout.stride
+        );
+        let leaves = leaf_paths(t);
+        debug_assert_eq!(leaves.len(), layout.offsets.len(), "a record's components of {t}");
+        for ((path, leaf), offset) in leaves.iter().zip(&layout.offsets) {
+            let _ =
+                write!(out, " r{path} = *(PC_GLOBAL const pc_{} *)(at + {offset}u);", leaf.tag());
+        }
+        let _ = writeln!(out, " return r; }}\n#define pc_capload{k}(c) pc_caprec{k}");
+    }
+    out
 }
 
 /// The captures' header parameter, which every program's `PC_CAPS_PARAMS` starts with (all a

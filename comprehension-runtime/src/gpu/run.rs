@@ -46,11 +46,24 @@ fn run<T>(
         offload::HostData::Jagged(_) => types::TypeDesc::Prim(types::Prim::U64),
         _ => return Err(DeviceFailure::cannot("its first generator is not a range or a source")),
     };
+    // On a device whose memory is the host's, a captured collection of tuples is read as the
+    // records it is in memory, where it lies (no columns converted on the host): its program
+    // reads each component at its offset.
+    let capture_records: Vec<Option<types::RecordLayout>> = captures
+        .iter()
+        .map(|c| match c {
+            _ if !device.reads_in_place() => None,
+            offload::HostData::Slice(s) => s.record_layout(),
+            offload::HostData::Jagged(j) => j.record_layout(),
+            _ => None,
+        })
+        .collect();
     let compile_start = std::time::Instant::now();
     let key = PreparedKey {
         plan: std::ptr::from_ref(parts.plan) as usize,
         device: std::ptr::from_ref(device).cast::<()>() as usize,
         captures: capture_types,
+        records: capture_records,
         root: root_type,
         output: parts.output.desc(),
     };
@@ -77,7 +90,9 @@ fn run<T>(
     // The run's time starts before its copies in: on a GPU they are part of what the caller
     // waits for (on a device whose memory is the host's, the first generator is read in place).
     let start = std::time::Instant::now();
-    let result = session.upload(&captures, parts.root).and_then(|()| session.run(sink, start));
+    let result = session
+        .upload(&captures, &prepared.records, parts.root)
+        .and_then(|()| session.run(sink, start));
     let stats = session.stats.clone();
     drop(session);
     drop(scratch);
@@ -92,6 +107,8 @@ struct PreparedKey {
     plan: usize,
     device: usize,
     captures: Vec<types::TypeDesc>,
+    /// The layout of each capture's records, where its program reads them in place.
+    records: Vec<Option<types::RecordLayout>>,
     root: types::TypeDesc,
     output: types::TypeDesc,
 }
@@ -100,6 +117,9 @@ struct PreparedKey {
 /// faults' texts and its programs.
 struct Prepared {
     types: Vec<types::TypeDesc>,
+    /// The captures its program reads as records ([`PreparedKey::records`], less any whose
+    /// type no kernel reads).
+    records: Vec<Option<types::RecordLayout>>,
     faults: Vec<String>,
     program: program::Built,
     generic: program::Built,
@@ -188,8 +208,18 @@ fn prepared(
             let _ = writeln!(classes, "#define PC_FN_{k} pcf_{u}");
         }
     }
+    // A capture whose type the program does not declare is never read by its kernels: it goes
+    // as columns, as everywhere else.
+    let records: Vec<Option<types::RecordLayout>> = key
+        .records
+        .iter()
+        .zip(&key.captures)
+        .map(|(r, t)| r.clone().filter(|_| prelude.declares(t)))
+        .collect();
     let source = program::comprehension_source(
         plan,
+        &records,
+        &key.captures,
         &prelude,
         &par_fn_source,
         &classes,
@@ -199,7 +229,7 @@ fn prepared(
     );
     let (generic, generic_origin) = program::generic(device)?;
     let (program, origin) = program::build(device, &source)?;
-    let prepared = Arc::new(Prepared { types, faults, program, generic });
+    let prepared = Arc::new(Prepared { types, records, faults, program, generic });
     table.lock().unwrap_or_else(|p| p.into_inner()).insert(key, prepared.clone());
     Ok((prepared, [generic_origin, origin]))
 }

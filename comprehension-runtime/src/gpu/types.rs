@@ -103,6 +103,27 @@ impl fmt::Display for TypeDesc {
     }
 }
 
+/// Where each component of a value lies in Rust's own memory: a slice of such values is an
+/// array of records `stride` bytes apart, component `k` (in [`TypeDesc::leaves`] order) at byte
+/// `offsets[k]` of its record. A device whose memory is the host's reads a captured slice of
+/// tuples as these records, where it lies, instead of columns converted on the host.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RecordLayout {
+    /// Bytes from one value to the next (`size_of::<T>()`).
+    pub stride: usize,
+    /// Each component's byte offset in its value.
+    pub offsets: Vec<usize>,
+}
+
+impl RecordLayout {
+    /// One primitive component of `size` bytes.
+    fn primitive(size: usize) -> Option<RecordLayout> {
+        // As `as_column`: the device's bytes are little-endian and `usize` is 64-bit.
+        cfg!(all(target_endian = "little", target_pointer_width = "64"))
+            .then(|| RecordLayout { stride: size, offsets: vec![0] })
+    }
+}
+
 /// Where each component of `cap` values of a type lies in one buffer: component `k` is an
 /// array of `cap` values starting at byte `offsets[k]` (each array 8-byte aligned).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -391,6 +412,12 @@ pub trait DeviceType: Copy + Send + Sync + Sized {
     /// (the primitive numbers, not `bool` or `char`): results are then copied straight into the
     /// output.
     const RAW_SIZE: Option<usize> = None;
+    /// Where each component lies in a value's memory, when every component is stored there
+    /// as the device reads it (numbers, `bool`, `char`, and tuples and arrays of them; not an
+    /// `Option`, whose memory Rust lays out as it likes): see [`RecordLayout`].
+    fn record_layout() -> Option<RecordLayout> {
+        None
+    }
 }
 
 /// The bytes of values whose every byte is initialised (no padding).
@@ -430,6 +457,9 @@ macro_rules! primitive {
                     None
                 }
             }
+            fn record_layout() -> Option<RecordLayout> {
+                RecordLayout::primitive(std::mem::size_of::<$t>())
+            }
             const RAW_SIZE: Option<usize> =
                 if cfg!(all(target_endian = "little", target_pointer_width = "64")) {
                     Some(std::mem::size_of::<$t>())
@@ -462,6 +492,9 @@ impl DeviceType for bool {
         // SAFETY: a `bool` is one byte, 0 or 1, without padding: the device's column of it.
         Some(unsafe { bytes_of(values) })
     }
+    fn record_layout() -> Option<RecordLayout> {
+        RecordLayout::primitive(1)
+    }
 }
 
 impl DeviceType for char {
@@ -489,6 +522,9 @@ impl DeviceType for char {
         } else {
             None
         }
+    }
+    fn record_layout() -> Option<RecordLayout> {
+        RecordLayout::primitive(4)
     }
 }
 
@@ -531,6 +567,11 @@ impl<T: DeviceType, const N: usize> DeviceType for [T; N] {
     fn read(input: &mut ColumnReader<'_>) -> Self {
         std::array::from_fn(|_| T::read(input))
     }
+    fn record_layout() -> Option<RecordLayout> {
+        let item = T::record_layout()?;
+        let offsets = (0..N).flat_map(|k| item.offsets.iter().map(move |o| k * item.stride + o));
+        Some(RecordLayout { stride: std::mem::size_of::<Self>(), offsets: offsets.collect() })
+    }
 }
 
 macro_rules! tuples {
@@ -547,6 +588,16 @@ macro_rules! tuples {
             #[allow(unused_variables, clippy::unused_unit)]
             fn read(input: &mut ColumnReader<'_>) -> Self {
                 ($($name::read(input),)*)
+            }
+            #[allow(unused_mut)]
+            fn record_layout() -> Option<RecordLayout> {
+                // Rust orders a tuple's fields as it likes; `offset_of!` says where each went.
+                let mut offsets = Vec::new();
+                $(
+                    let at = std::mem::offset_of!(Self, $index);
+                    offsets.extend($name::record_layout()?.offsets.iter().map(|o| at + o));
+                )*
+                Some(RecordLayout { stride: std::mem::size_of::<Self>(), offsets })
             }
         }
     )*};
@@ -585,6 +636,32 @@ pub fn from_columns<T: DeviceType>(bytes: &[u8], layout: &ColumnLayout, len: usi
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn record_layouts_follow_rusts_own() {
+        let pair = <(u32, f64)>::record_layout().expect("numbers");
+        assert_eq!(pair.stride, 16);
+        assert_eq!(
+            pair.offsets,
+            [std::mem::offset_of!((u32, f64), 0), std::mem::offset_of!((u32, f64), 1)]
+        );
+        // Nested tuples and arrays: each component at its offset in the outer value, in the
+        // order of the type's leaves (its columns').
+        type Nested = (u8, [(u16, bool); 2], char);
+        let nested = Nested::record_layout().expect("numbers, bool and char");
+        assert_eq!(nested.stride, std::mem::size_of::<Nested>());
+        assert_eq!(nested.offsets.len(), Nested::desc().leaves().len());
+        let v: Nested = (7, [(1, true), (2, false)], 'x');
+        let base = std::ptr::from_ref(&v).cast::<u8>();
+        // SAFETY: each offset is inside `v`, at the component of that leaf: a `u16` at the
+        // second and fourth, read unaligned to be safe whatever the offset.
+        let second = unsafe { base.add(nested.offsets[1]).cast::<u16>().read_unaligned() };
+        // SAFETY: as above, the fourth leaf is the second array element's `u16`.
+        let fourth = unsafe { base.add(nested.offsets[3]).cast::<u16>().read_unaligned() };
+        assert_eq!((second, fourth), (1, 2));
+        // An `Option`'s memory is Rust's to lay out: no records.
+        assert_eq!(<(u32, Option<u8>)>::record_layout(), None);
+    }
 
     #[test]
     fn descriptions() {

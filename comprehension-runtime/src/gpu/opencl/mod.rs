@@ -330,6 +330,10 @@ impl Device for OpenClDevice {
         Ok(Some(Buffer { raw: Box::new(ClMemOf(buffer)), bytes: len }))
     }
 
+    fn reads_in_place(&self) -> bool {
+        self.in_place
+    }
+
     fn write(&self, buffer: &Buffer, offset: usize, data: &[u8]) -> Result<(), DeviceError> {
         write(&self.queue, buffer, offset, data)
     }

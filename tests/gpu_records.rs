@@ -1,0 +1,126 @@
+//! Captured collections of tuples read as the records they are in Rust's memory: on a device
+//! whose memory is the host's (PoCL), a slice or `Jagged` of tuples of numbers is neither
+//! copied nor split into columns on the host; its program reads each component at the offset
+//! Rust gave it. Every backend must agree with the sequential one, whatever order Rust laid the
+//! fields out in, for empty collections, and for a faulting index.
+
+mod support;
+
+use parcomp::{par, par_sum, Jagged, RunStats};
+use support::{device_faults, on_every_backend_with_stats};
+
+/// Where the device read the captures in place, the records' bytes (`records`) were read
+/// where they lie, not copied in (as columns they would be three quarters of them or more).
+fn read_in_place(stats: Option<RunStats>, records: usize) {
+    let Some(s) = stats else { return };
+    if s.bytes_in_place == 0 {
+        // A device with memory of its own: the captures are copied as columns.
+        return;
+    }
+    let records = records as u64;
+    assert!(s.bytes_in_place >= records, "{records} bytes of records: {s:?}");
+    assert!(s.bytes_in < records / 2, "{records} bytes of records: {s:?}");
+}
+
+#[test]
+fn a_slice_of_pairs_is_read_by_index() {
+    let pairs: Vec<(u32, f64)> = (0..5000).map(|i| (i * 7 % 5000, f64::from(i) * 0.5)).collect();
+    let (got, stats) = on_every_backend_with_stats(
+        || par![pairs[i as usize].1 * f64::from(pairs[pairs[i as usize].0 as usize].0) | i <- 0..5000u32],
+    );
+    assert_eq!(got[3], 1.5 * 147.0);
+    read_in_place(stats, std::mem::size_of_val(pairs.as_slice()));
+}
+
+#[test]
+fn fields_rust_reorders_are_read_at_their_offsets() {
+    // (u8, u64, u16) is 16 bytes with the u64 first in memory, and a record with a `bool`, a
+    // `char` and a nested tuple.
+    let mixed: Vec<(u8, u64, u16)> =
+        (0..3000u64).map(|i| (i as u8, i * 1_000_003, (i * 3) as u16)).collect();
+    let (got, stats) = on_every_backend_with_stats(
+        || par![(mixed[i].2, mixed[i].0, mixed[i].1 ^ 5) | i <- 0..mixed.len()],
+    );
+    assert_eq!(got[2999], (8997, 2999u64 as u8, (2999 * 1_000_003) ^ 5));
+    read_in_place(stats, std::mem::size_of_val(mixed.as_slice()));
+
+    let nested: Vec<(bool, (i16, f32), char)> = (0..2000)
+        .map(|i| (i % 3 == 0, (-(i as i16), i as f32 * 0.25), char::from(b'a' + (i % 26) as u8)))
+        .collect();
+    let (got, stats) = on_every_backend_with_stats(
+        || par![(nested[i].2, nested[i].1 .1) | i <- 0..nested.len(), nested[i].0, nested[i].1 .0 < -10],
+    );
+    assert_eq!(got.len(), (11..2000).filter(|i| i % 3 == 0).count());
+    read_in_place(stats, std::mem::size_of_val(nested.as_slice()));
+}
+
+#[test]
+fn arrays_of_tuples_are_records_too() {
+    let grid: Vec<[(u16, f32); 3]> =
+        (0..1000u16).map(|i| [(i, 0.5), (i + 1, 1.5), (i * 2, f32::from(i))]).collect();
+    let (got, stats) = on_every_backend_with_stats(
+        || par![grid[i][k].1 * f32::from(grid[i][k].0) | i <- 0..grid.len(), k <- 0..3],
+    );
+    assert_eq!(got.len(), 3000);
+    read_in_place(stats, std::mem::size_of_val(grid.as_slice()));
+    // The same arrays read as rows: each array a row of three records.
+    let (got, stats) = on_every_backend_with_stats(
+        || par![par_sum![f32::from(a) * b | (a, b) <- &grid[i]] | i <- 0..grid.len()],
+    );
+    assert_eq!(got[2], 2.0 * 0.5 + 3.0 * 1.5 + 4.0 * 2.0);
+    read_in_place(stats, std::mem::size_of_val(grid.as_slice()));
+}
+
+#[test]
+fn a_sparse_matrix_of_records_times_a_vector() {
+    // Rows of every length up to 40, and empty ones; column indices and values as records.
+    let rows: Vec<Vec<(u32, f64)>> = (0..3000u32)
+        .map(|i| (0..(i * 7) % 41).map(|k| ((i + k * 13) % 3000, f64::from(k) - 3.5)).collect())
+        .collect();
+    let m = Jagged::from(rows);
+    let x: Vec<f64> = (0..3000).map(|c| f64::from(c % 17) * 0.125).collect();
+    let (got, stats) = on_every_backend_with_stats(
+        || par![par_sum![v * x[c as usize] | (c, v) <- m.row(i)] | i <- 0..m.len()],
+    );
+    assert_eq!(got.len(), 3000);
+    read_in_place(stats, std::mem::size_of_val(m.values()));
+    // Rows from 1 (their offsets then sized and scanned, not the matrix's own), and a filter.
+    on_every_backend_with_stats(
+        || par![par_sum![v * x[c as usize] | (c, v) <- m.row(i), c % 2 == 1] | i <- 1..m.len()],
+    );
+}
+
+#[test]
+fn empty_collections_of_records() {
+    let none: Vec<(u32, f64)> = Vec::new();
+    let (got, _) = on_every_backend_with_stats(|| par![i + none.len() | i <- 0..100]);
+    assert_eq!(got.len(), 100);
+    // Rows, every one of them empty: the values have no byte to read.
+    let m: Jagged<(u32, f64)> = Jagged::from(vec![Vec::new(); 500]);
+    let (got, _) = on_every_backend_with_stats(
+        || par![par_sum![v * f64::from(c) | (c, v) <- m.row(i)] | i <- 0..m.len()],
+    );
+    assert_eq!(got, vec![0.0; 500]);
+}
+
+#[test]
+fn an_index_past_the_records_faults_as_rust_panics() {
+    let pairs: Vec<(u32, f64)> = (0..100).map(|i| (i, 1.0)).collect();
+    let cpu = std::panic::catch_unwind(|| {
+        parcomp::with_backend(
+            parcomp::Backend::Sequential,
+            || par![pairs[i + 1].1 | i <- 0..pairs.len()],
+        )
+    })
+    .expect_err("the last index is past the end");
+    let cpu = cpu.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(cpu.contains("index out of bounds"), "{cpu}");
+    for message in device_faults(|| {
+        par![pairs[i + 1].1 | i <- 0..pairs.len()];
+    }) {
+        assert!(
+            message.contains("index out of bounds: the len is 100 but the index is 100"),
+            "{message}"
+        );
+    }
+}
