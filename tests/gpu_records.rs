@@ -1,8 +1,8 @@
-//! Captured collections of tuples read as the records they are in Rust's memory: on a device
-//! whose memory is the host's (PoCL), a slice or `Jagged` of tuples of numbers is neither
-//! copied nor split into columns on the host; its program reads each component at the offset
-//! Rust gave it. Every backend must agree with the sequential one, whatever order Rust laid the
-//! fields out in, for empty collections, and for a faulting index.
+//! Collections of tuples read as the records they are in Rust's memory: on a device whose
+//! memory is the host's (PoCL), a slice or `Jagged` of tuples of numbers, captured or the first
+//! generator, is neither copied nor split into columns on the host; its program reads each
+//! component at the offset Rust gave it. Every backend must agree with the sequential one,
+//! whatever order Rust laid the fields out in, for empty collections, and for a faulting index.
 
 mod support;
 
@@ -123,4 +123,25 @@ fn an_index_past_the_records_faults_as_rust_panics() {
             "{message}"
         );
     }
+}
+
+#[test]
+fn a_first_generator_of_records() {
+    let mixed: Vec<(u8, u64, u16)> =
+        (0..40_000u64).map(|i| (i as u8, i.wrapping_mul(0x9E37_79B9), (i * 3) as u16)).collect();
+    let (got, stats) =
+        on_every_backend_with_stats(|| par![(c, a) | (a, b, c) <- &mixed, (b >> 3) % 3 == 1]);
+    assert!(!got.is_empty());
+    read_in_place(stats, std::mem::size_of_val(mixed.as_slice()));
+    // A sum over them, and a nested generator over each element's first field.
+    let (_, stats) =
+        on_every_backend_with_stats(|| parcomp::par_sum![b % 1000 | (_, b, _) <- &mixed]);
+    read_in_place(stats, std::mem::size_of_val(mixed.as_slice()));
+    on_every_backend_with_stats(|| par![(c, k) | (a, _, c) <- &mixed[..300], k <- 0..a % 5]);
+    // Arrays of pairs, and none at all.
+    let grid: Vec<[(i16, f32); 2]> = (0..5000i16).map(|i| [(i, 0.5), (-i, 1.0)]).collect();
+    on_every_backend_with_stats(|| par![g[1].1 * f32::from(g[0].0) | g <- &grid, g[1].0 % 2 == 0]);
+    let none: Vec<(u32, f64)> = Vec::new();
+    let (got, _) = on_every_backend_with_stats(|| par![b | (_, b) <- &none]);
+    assert!(got.is_empty());
 }

@@ -955,6 +955,7 @@ impl<'c> Session<'c> {
         &mut self,
         captures: &[HostData<'c>],
         records: &[Option<RecordLayout>],
+        root_records: Option<&RecordLayout>,
         root: &HostData<'c>,
     ) -> Result<(), DeviceFailure> {
         let uploaded = super::resident::uploaded();
@@ -1097,6 +1098,31 @@ impl<'c> Session<'c> {
                 self.root_start = 0;
                 let dummy = self.alloc(8)?;
                 self.root = Some(Held::Own(dummy));
+            }
+            HostData::Elements(e) if root_records.is_some() => {
+                // The records where they lie (the program reads them so): nothing copied.
+                let records = e.records().ok_or_else(|| {
+                    DeviceFailure::fatal("a first generator read as records has no records")
+                })?;
+                let stride = root_records.map_or(0, |r| r.stride as u64);
+                self.record_reads.push((e.desc(), stride));
+                // SAFETY: the caller's elements, borrowed for 'c, longer than the session,
+                // which releases the buffer after its queue finished; no kernel writes the
+                // first generator.
+                self.root =
+                    match unsafe { self.device.wrap(records.data, records.bytes) }? {
+                        Some(buffer) => {
+                            self.stats.bytes_in_place += records.bytes as u64;
+                            self.stats.dram_minimum += records.bytes as u64;
+                            Some(Held::InPlace(buffer))
+                        }
+                        None if records.bytes == 0 => Some(Held::Own(self.alloc(8)?)),
+                        None => return Err(DeviceFailure::fatal(
+                            "the device did not read the first generator's records where they lie",
+                        )),
+                    };
+                self.root_len = e.len() as u64;
+                self.root_cap = e.len() as u64;
             }
             HostData::Elements(e) => {
                 let len = e.len();
@@ -1416,7 +1442,7 @@ impl<'c> Session<'c> {
                 + if offsets.is_some() { 8 } else { 0 }
                 + if in_group.is_some() { 8 } else { 0 };
         let element_bytes: u64 = match (parents, self.plan.root) {
-            (Parents::Root, RootKind::Elements) => self.class_bytes(self.plan.vars[0]),
+            (Parents::Root, RootKind::Elements) => self.element_read_bytes(self.plan.vars[0]),
             _ => 0,
         } + level.reads.map_or(0, |c| self.element_read_bytes(c));
         // The level's kernel delivers the head's values (no level or nested comprehension

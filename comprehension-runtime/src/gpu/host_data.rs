@@ -712,6 +712,11 @@ pub trait DynElements: Sync {
     fn column_bytes(&self) -> Option<&[u8]>;
     /// The elements already in `backend`'s device memory (a `DeviceVec`).
     fn resident(&self, backend: Backend) -> Option<&Resident>;
+    /// The layout of the elements' [`Records`], where [`DynElements::records`] gives them.
+    fn record_layout(&self) -> Option<RecordLayout>;
+    /// The elements as records in their own memory, when they are stored as one slice of
+    /// tuples of numbers, for a device that reads the host's memory where it lies.
+    fn records(&self) -> Option<Records<'_>>;
 }
 
 impl<S> DynElements for S
@@ -733,5 +738,11 @@ where
     }
     fn resident(&self, backend: Backend) -> Option<&Resident> {
         Source::resident(self, backend).and_then(|r| r.downcast_ref::<Resident>())
+    }
+    fn record_layout(&self) -> Option<RecordLayout> {
+        self.as_slice().and_then(|_| Records::layout::<S::Item>())
+    }
+    fn records(&self) -> Option<Records<'_>> {
+        self.as_slice().and_then(Records::of)
     }
 }

@@ -537,6 +537,7 @@ pub(crate) fn comprehension_source(
     plan: &DevicePlan,
     records: &[Option<RecordLayout>],
     capture_types: &[TypeDesc],
+    root_records: Option<(&RecordLayout, &TypeDesc)>,
     types: &TypePrelude,
     par_fns: &str,
     classes: &str,
@@ -554,8 +555,8 @@ pub(crate) fn comprehension_source(
     let _ = writeln!(out, "/* ---- types ---- */\n{}", types.source);
     let _ = writeln!(
         out,
-        "/* ---- captures' loads ---- */\n{}",
-        capture_loads(plan, records, capture_types, types)
+        "/* ---- the first generator's and the captures' loads ---- */\n{}",
+        source_loads(plan, records, capture_types, root_records, types)
     );
     let _ = writeln!(out, "/* ---- #[par_fn]s ---- */\n{par_fns}");
     let _ = writeln!(out, "/* ---- classes ---- */\n{classes}");
@@ -593,42 +594,58 @@ fn captures_params(plan: &DevicePlan) -> String {
     format!("#define PC_CAPS_PARAMS {params}\n#define PC_CAPS {args}\n")
 }
 
-/// How each captured collection's values are read (`pc_capload<k>(class)`, which
-/// `kernels/captures.h` calls with the values' buffer, their capacity and an index): from
-/// columns by the class's load, or, for a capture read as the records it is in the host's
-/// memory (`records[k]`), by a load of its own that reads each component at its offset in the
-/// record (the capacity unused).
-fn capture_loads(
+/// How the first generator's elements (`PC_ROOT_LOAD(class)`) and each captured collection's
+/// values (`pc_capload<k>(class)`, which `kernels/captures.h` calls) are read, each with its
+/// buffer, its capacity and an index: from columns by the class's load, or, for values read as
+/// the records they are in the host's memory (`root_records`, `records[k]`), by a load of their
+/// own that reads each component at its offset in the record (the capacity unused).
+fn source_loads(
     plan: &DevicePlan,
     records: &[Option<RecordLayout>],
     capture_types: &[TypeDesc],
+    root_records: Option<(&RecordLayout, &TypeDesc)>,
     types: &TypePrelude,
 ) -> String {
     let mut out = String::new();
+    match root_records {
+        Some((layout, t)) => {
+            out.push_str(&record_load("pc_rootrec", layout, t, types));
+            out.push_str("#define PC_ROOT_LOAD(c) pc_rootrec\n");
+        }
+        None => out.push_str("#define PC_ROOT_LOAD(c) PC_LOAD(c)\n"),
+    }
     for (k, capture) in plan.captures.iter().enumerate() {
         if matches!(capture.kind, CaptureKind::Scalar) {
             continue;
         }
-        let Some((layout, t)) = records.get(k).and_then(Option::as_ref).zip(capture_types.get(k))
-        else {
-            let _ = writeln!(out, "#define pc_capload{k}(c) PC_LOAD(c)");
-            continue;
-        };
-        let ty = format!("pc_{}", types.tag(t));
-        let _ = write!(
-            out,
-            "PC_FN {ty} pc_caprec{k}(PC_GLOBAL const pc_u8 *base, pc_u64 cap, pc_u64 i) {{ \
-             {ty} r; PC_GLOBAL const pc_u8 *at = base + i * {}u; (void)cap;",
-            layout.stride
-        );
-        let leaves = leaf_paths(t);
-        debug_assert_eq!(leaves.len(), layout.offsets.len(), "a record's components of {t}");
-        for ((path, leaf), offset) in leaves.iter().zip(&layout.offsets) {
-            let _ =
-                write!(out, " r{path} = *(PC_GLOBAL const pc_{} *)(at + {offset}u);", leaf.tag());
+        match records.get(k).and_then(Option::as_ref).zip(capture_types.get(k)) {
+            Some((layout, t)) => {
+                out.push_str(&record_load(&format!("pc_caprec{k}"), layout, t, types));
+                let _ = writeln!(out, "#define pc_capload{k}(c) pc_caprec{k}");
+            }
+            None => {
+                let _ = writeln!(out, "#define pc_capload{k}(c) PC_LOAD(c)");
+            }
         }
-        let _ = writeln!(out, " return r; }}\n#define pc_capload{k}(c) pc_caprec{k}");
     }
+    out
+}
+
+/// A load named `name` of a value of type `t` from records laid out as `layout`: each
+/// component read at its offset in the record (Rust's, `DeviceType::record_layout`).
+fn record_load(name: &str, layout: &RecordLayout, t: &TypeDesc, types: &TypePrelude) -> String {
+    let ty = format!("pc_{}", types.tag(t));
+    let mut out = format!(
+        "PC_FN {ty} {name}(PC_GLOBAL const pc_u8 *base, pc_u64 cap, pc_u64 i) {{ \
+         {ty} r; PC_GLOBAL const pc_u8 *at = base + i * {}u; (void)cap;",
+        layout.stride
+    );
+    let leaves = leaf_paths(t);
+    debug_assert_eq!(leaves.len(), layout.offsets.len(), "a record's components of {t}");
+    for ((path, leaf), offset) in leaves.iter().zip(&layout.offsets) {
+        let _ = write!(out, " r{path} = *(PC_GLOBAL const pc_{} *)(at + {offset}u);", leaf.tag());
+    }
+    out.push_str(" return r; }\n");
     out
 }
 

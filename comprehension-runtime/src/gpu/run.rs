@@ -58,12 +58,22 @@ fn run<T>(
             _ => None,
         })
         .collect();
+    // The same for the first generator's elements (not those kept on the device: columns).
+    let root_records = match parts.root {
+        offload::HostData::Elements(e)
+            if device.reads_in_place() && e.resident(backend).is_none() =>
+        {
+            e.record_layout()
+        }
+        _ => None,
+    };
     let compile_start = std::time::Instant::now();
     let key = PreparedKey {
         plan: std::ptr::from_ref(parts.plan) as usize,
         device: std::ptr::from_ref(device).cast::<()>() as usize,
         captures: capture_types,
         records: capture_records,
+        root_records,
         root: root_type,
         output: parts.output.desc(),
     };
@@ -91,7 +101,7 @@ fn run<T>(
     // waits for (on a device whose memory is the host's, the first generator is read in place).
     let start = std::time::Instant::now();
     let result = session
-        .upload(&captures, &prepared.records, parts.root)
+        .upload(&captures, &prepared.records, prepared.root_records.as_ref(), parts.root)
         .and_then(|()| session.run(sink, start));
     let stats = session.stats.clone();
     drop(session);
@@ -109,6 +119,8 @@ struct PreparedKey {
     captures: Vec<types::TypeDesc>,
     /// The layout of each capture's records, where its program reads them in place.
     records: Vec<Option<types::RecordLayout>>,
+    /// The layout of the first generator's records, where its program reads them in place.
+    root_records: Option<types::RecordLayout>,
     root: types::TypeDesc,
     output: types::TypeDesc,
 }
@@ -120,6 +132,8 @@ struct Prepared {
     /// The captures its program reads as records ([`PreparedKey::records`], less any whose
     /// type no kernel reads).
     records: Vec<Option<types::RecordLayout>>,
+    /// Whether, and how, its program reads the first generator's elements as records.
+    root_records: Option<types::RecordLayout>,
     faults: Vec<String>,
     program: program::Built,
     generic: program::Built,
@@ -216,10 +230,12 @@ fn prepared(
         .zip(&key.captures)
         .map(|(r, t)| r.clone().filter(|_| prelude.declares(t)))
         .collect();
+    let root_records = key.root_records.clone().filter(|_| prelude.declares(&key.root));
     let source = program::comprehension_source(
         plan,
         &records,
         &key.captures,
+        root_records.as_ref().map(|r| (r, &key.root)),
         &prelude,
         &par_fn_source,
         &classes,
@@ -229,7 +245,7 @@ fn prepared(
     );
     let (generic, generic_origin) = program::generic(device)?;
     let (program, origin) = program::build(device, &source)?;
-    let prepared = Arc::new(Prepared { types, records, faults, program, generic });
+    let prepared = Arc::new(Prepared { types, records, root_records, faults, program, generic });
     table.lock().unwrap_or_else(|p| p.into_inner()).insert(key, prepared.clone());
     Ok((prepared, [generic_origin, origin]))
 }

@@ -842,7 +842,10 @@ impl<'c> ExprWriter<'c> {
                         class(*c)
                     )
                 } else {
-                    format!("{}(pc_root, pc_root_cap, {index})", types::load(*c))
+                    // `PC_ROOT_LOAD`, not the class's load: the program reads the first
+                    // generator's elements from columns, or from the records they are in the
+                    // host's memory (`program.rs`, `source_loads`).
+                    format!("PC_ROOT_LOAD({})(pc_root, pc_root_cap, {index})", class(*c))
                 }
             }
         }
