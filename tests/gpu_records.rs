@@ -145,3 +145,24 @@ fn a_first_generator_of_records() {
     let (got, _) = on_every_backend_with_stats(|| par![b | (_, b) <- &none]);
     assert!(got.is_empty());
 }
+
+#[test]
+fn a_device_vec_of_pairs_is_kept_on_the_device_as_columns() {
+    use parcomp::{with_backend, Backend, DeviceVec};
+    let pairs: Vec<(u32, f64)> = (0..20_000).map(|i| (i, f64::from(i) * 0.5)).collect();
+    for &device in support::devices() {
+        // Made on the CPU backend, held on the host: its first device run uploads it and keeps
+        // it there, as columns (not read from the host as records); the second copies nothing.
+        let v = with_backend(Backend::Rayon, || DeviceVec::from_vec(pairs.clone()));
+        with_backend(device, || {
+            let first = par![b * 2.0 + f64::from(a) | (a, b) <- &v];
+            assert_eq!(parcomp::gpu_stats().unwrap().bytes_in_place, 0);
+            let second = par![b * 2.0 + f64::from(a) | (a, b) <- &v];
+            let s = parcomp::gpu_stats().unwrap();
+            assert_eq!((s.bytes_in, s.bytes_in_place), (0, 0), "{s:?}");
+            assert_eq!(first, second);
+            assert_eq!(first[3], 6.0);
+        });
+        assert_eq!(v.device(), Some(device));
+    }
+}

@@ -180,6 +180,9 @@ impl<T: DeviceType> Source for DeviceVec<T> {
     fn resident(&self, backend: Backend) -> Option<&dyn std::any::Any> {
         DeviceVec::resident(self, backend).map(|r| r as &dyn std::any::Any)
     }
+    fn kept_on_device(&self) -> bool {
+        true
+    }
 }
 
 impl<T: DeviceType> std::ops::Index<usize> for DeviceVec<T> {

@@ -740,9 +740,15 @@ where
         Source::resident(self, backend).and_then(|r| r.downcast_ref::<Resident>())
     }
     fn record_layout(&self) -> Option<RecordLayout> {
+        if self.kept_on_device() {
+            return None;
+        }
         self.as_slice().and_then(|_| Records::layout::<S::Item>())
     }
     fn records(&self) -> Option<Records<'_>> {
+        if self.kept_on_device() {
+            return None;
+        }
         self.as_slice().and_then(Records::of)
     }
 }

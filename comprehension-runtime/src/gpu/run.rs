@@ -58,13 +58,10 @@ fn run<T>(
             _ => None,
         })
         .collect();
-    // The same for the first generator's elements (not those kept on the device: columns).
+    // The same for the first generator's elements (not a `DeviceVec`'s: its columns, which
+    // its first device run uploads and keeps).
     let root_records = match parts.root {
-        offload::HostData::Elements(e)
-            if device.reads_in_place() && e.resident(backend).is_none() =>
-        {
-            e.record_layout()
-        }
+        offload::HostData::Elements(e) if device.reads_in_place() => e.record_layout(),
         _ => None,
     };
     let compile_start = std::time::Instant::now();

@@ -62,6 +62,14 @@ pub trait Source {
         let _ = backend;
         None
     }
+
+    /// Whether the elements are kept in a device's memory, or go there on their first device
+    /// run (a [`DeviceVec`](crate::DeviceVec)): a device reads them as its own columns, never
+    /// as the host's records. Asked without uploading anything.
+    #[doc(hidden)]
+    fn kept_on_device(&self) -> bool {
+        false
+    }
 }
 
 impl<S: Source + ?Sized> Source for &S {
@@ -83,6 +91,9 @@ impl<S: Source + ?Sized> Source for &S {
     }
     fn resident(&self, backend: crate::Backend) -> Option<&dyn std::any::Any> {
         (**self).resident(backend)
+    }
+    fn kept_on_device(&self) -> bool {
+        (**self).kept_on_device()
     }
 }
 
