@@ -215,7 +215,7 @@ pub mod __rt {
         PathProbe, SigSlot,
     };
     pub use comprehension_runtime::gpu::types::{
-        ColumnReader, ColumnWriter, DeviceType, Prim, TypeDesc,
+        ColumnReader, ColumnWriter, DeviceType, Prim, RecordLayout, TypeDesc,
     };
     pub use comprehension_runtime::inventory;
     pub use comprehension_runtime::pipeline::{

@@ -166,3 +166,35 @@ fn a_device_vec_of_pairs_is_kept_on_the_device_as_columns() {
         assert_eq!(v.device(), Some(device));
     }
 }
+
+/// A struct Rust lays out as it likes (the `u64` first), generic in one field.
+#[derive(Clone, Copy, Debug, PartialEq, parcomp::DeviceValue)]
+struct Body<T> {
+    tag: u8,
+    mass: T,
+    id: u64,
+    pos: (f32, f32),
+}
+
+/// A tuple struct.
+#[derive(Clone, Copy, Debug, PartialEq, parcomp::DeviceValue)]
+struct Edge(u16, u32);
+
+#[test]
+fn derived_structs_are_records_too() {
+    let bodies: Vec<Body<f64>> = (0..6000u64)
+        .map(|i| Body { tag: i as u8, mass: i as f64 * 0.5, id: i * 31, pos: (i as f32, -1.0) })
+        .collect();
+    // The first generator, and a capture read by index.
+    let (got, stats) = on_every_backend_with_stats(
+        || par![(b.id, b.mass * 2.0, b.pos.0) | b <- &bodies, b.tag % 4 == 1],
+    );
+    assert_eq!(got[0], (31, 1.0, 1.0));
+    read_in_place(stats, std::mem::size_of_val(bodies.as_slice()));
+    let edges: Vec<Edge> = (0..6000u32).map(|i| Edge((i % 300) as u16, (i * 7) % 6000)).collect();
+    let (got, stats) = on_every_backend_with_stats(
+        || par![bodies[edges[i].1 as usize].mass + f64::from(edges[i].0) | i <- 0..edges.len()],
+    );
+    assert_eq!(got[1], 3.5 + 1.0);
+    read_in_place(stats, std::mem::size_of_val(edges.as_slice()));
+}

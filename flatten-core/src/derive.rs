@@ -259,6 +259,31 @@ pub fn expand(derived: &Derived, rt: &TokenStream) -> TokenStream {
         Shape::Struct { fields, tuple } => struct_parts(fields, *tuple, rt),
         Shape::Enum { variants, repr } => enum_parts(name, variants, repr, rt),
     };
+    // A struct's fields where Rust put them (`offset_of!`), so that a device whose memory is
+    // the host's reads a slice of them where it lies; an enum keeps the default (columns).
+    let record = match &derived.shape {
+        Shape::Struct { fields, .. } => {
+            let parts = fields.iter().map(|(field, ty)| {
+                quote_spanned! {ty.span()=>
+                    let at = ::core::mem::offset_of!(Self, #field);
+                    let inner = <#ty as #rt::DeviceType>::record_layout()?;
+                    offsets.extend(inner.offsets.iter().map(|o| at + o));
+                }
+            });
+            quote! {
+                #[allow(unused_mut)]
+                fn record_layout() -> ::core::option::Option<#rt::RecordLayout> {
+                    let mut offsets = ::std::vec::Vec::new();
+                    #({ #parts })*
+                    ::core::option::Option::Some(#rt::RecordLayout {
+                        stride: ::core::mem::size_of::<Self>(),
+                        offsets,
+                    })
+                }
+            }
+        }
+        Shape::Enum { .. } => TokenStream::new(),
+    };
     quote! {
         #[automatically_derived]
         impl #impl_generics #rt::DeviceType for #name #ty_generics #where_clause {
@@ -275,6 +300,7 @@ pub fn expand(derived: &Derived, rt: &TokenStream) -> TokenStream {
             fn read(input: &mut #rt::ColumnReader<'_>) -> Self {
                 #read
             }
+            #record
         }
     }
 }

@@ -248,13 +248,9 @@ pub struct Records<'a> {
 }
 
 impl<'a> Records<'a> {
-    /// The records of `values`, when their type has a [`RecordLayout`] with a component to
-    /// read and is not already its own column (that goes as it is, `as_column`).
+    /// The records of `values`, when their type has a [`Records::layout`].
     fn of<T: DeviceType>(values: &'a [T]) -> Option<Records<'a>> {
-        let layout = T::record_layout()?;
-        if layout.offsets.is_empty() || T::as_column(&[]).is_some() {
-            return None;
-        }
+        Self::layout::<T>()?;
         Some(Records {
             data: values.as_ptr().cast::<u8>(),
             bytes: std::mem::size_of_val(values),
@@ -262,9 +258,18 @@ impl<'a> Records<'a> {
         })
     }
 
-    /// The layout `T`'s records have, where [`Records::of`] gives them.
+    /// The layout `T`'s records have, where [`Records::of`] gives them: not for a type that
+    /// is its own column, nor one with a component the device could not load where it lies
+    /// (not at a multiple of its size in every record: a `#[repr(packed)]` struct's).
     fn layout<T: DeviceType>() -> Option<RecordLayout> {
-        T::record_layout().filter(|l| !l.offsets.is_empty() && T::as_column(&[]).is_none())
+        let layout = T::record_layout()?;
+        let leaves = T::desc().leaves();
+        let aligned = leaves.len() == layout.offsets.len()
+            && leaves
+                .iter()
+                .zip(&layout.offsets)
+                .all(|(leaf, &at)| at % leaf.size() == 0 && layout.stride % leaf.size() == 0);
+        (aligned && !layout.offsets.is_empty() && T::as_column(&[]).is_none()).then_some(layout)
     }
 }
 

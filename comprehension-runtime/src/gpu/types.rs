@@ -413,8 +413,9 @@ pub trait DeviceType: Copy + Send + Sync + Sized {
     /// output.
     const RAW_SIZE: Option<usize> = None;
     /// Where each component lies in a value's memory, when every component is stored there
-    /// as the device reads it (numbers, `bool`, `char`, and tuples and arrays of them; not an
-    /// `Option`, whose memory Rust lays out as it likes): see [`RecordLayout`].
+    /// as the device reads it (numbers, `bool`, `char`, and tuples, arrays and derived structs
+    /// of them; not an `Option`, whose memory Rust lays out as it likes, nor a fieldless enum):
+    /// see [`RecordLayout`].
     fn record_layout() -> Option<RecordLayout> {
         None
     }
