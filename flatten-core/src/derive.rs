@@ -265,20 +265,15 @@ pub fn expand(derived: &Derived, rt: &TokenStream) -> TokenStream {
         Shape::Struct { fields, .. } => {
             let parts = fields.iter().map(|(field, ty)| {
                 quote_spanned! {ty.span()=>
-                    let at = ::core::mem::offset_of!(Self, #field);
-                    let inner = <#ty as #rt::DeviceType>::record_layout()?;
-                    offsets.extend(inner.offsets.iter().map(|o| at + o));
+                    (
+                        ::core::mem::offset_of!(Self, #field),
+                        <#ty as #rt::DeviceType>::record_layout(),
+                    )
                 }
             });
             quote! {
-                #[allow(unused_mut)]
                 fn record_layout() -> ::core::option::Option<#rt::RecordLayout> {
-                    let mut offsets = ::std::vec::Vec::new();
-                    #({ #parts })*
-                    ::core::option::Option::Some(#rt::RecordLayout {
-                        stride: ::core::mem::size_of::<Self>(),
-                        offsets,
-                    })
+                    #rt::RecordLayout::of_fields(::core::mem::size_of::<Self>(), &[#(#parts),*])
                 }
             }
         }

@@ -699,31 +699,51 @@ impl<'c> Session<'c> {
         Ok(offset as u64)
     }
 
-    /// Where a captured collection read as the records it is in the caller's memory (its
-    /// program was built so, `Prepared::records`) lies for the kernels: there, its buffer added
-    /// to the captures' ([`CapBuf::InPlace`]); returns its offset in that buffer. No records
-    /// (an empty collection) take no buffer of their own: the captures' own stands in.
+    /// Values of type `desc` read as the records they are in the caller's memory (their
+    /// program was built so, `Prepared::records`, `Prepared::root_records`), as a buffer over
+    /// them, counted in `bytes_in_place` and in the traffic model; `None` when there is no byte
+    /// to read (an empty collection).
+    fn wrap_records(
+        &mut self,
+        records: Option<Records<'c>>,
+        layout: &RecordLayout,
+        desc: TypeDesc,
+    ) -> Result<Option<Buffer>, DeviceFailure> {
+        let records = records
+            .ok_or_else(|| DeviceFailure::fatal("values read as records have no records"))?;
+        self.record_reads.push((desc, layout.stride as u64));
+        // SAFETY: the caller's values, borrowed for 'c, longer than the session, which releases
+        // the buffer (in `in_place` or `root`) after its queue finished; no kernel writes a
+        // capture or the first generator.
+        let wrapped = unsafe { self.device.wrap(records.data, records.bytes) }?;
+        match wrapped {
+            Some(_) => {
+                self.stats.bytes_in_place += records.bytes as u64;
+                self.stats.dram_minimum += records.bytes as u64;
+            }
+            None if records.bytes > 0 => {
+                return Err(DeviceFailure::fatal("the device did not read records where they lie"))
+            }
+            None => {}
+        }
+        Ok(wrapped)
+    }
+
+    /// Where a captured collection read as records ([`Self::wrap_records`]) lies for the
+    /// kernels: its buffer added to the captures' ([`CapBuf::InPlace`]); returns its offset
+    /// in that buffer. No records (an empty collection) take no buffer of their own: the
+    /// captures' own stands in.
     fn capture_records(
         &mut self,
         records: Option<Records<'c>>,
-        at: &mut usize,
+        layout: &RecordLayout,
+        desc: TypeDesc,
+        at: usize,
     ) -> Result<u64, DeviceFailure> {
-        let records = records
-            .ok_or_else(|| DeviceFailure::fatal("a capture read as records has no records"))?;
-        // SAFETY: the caller's values, borrowed for 'c, longer than the session, which releases
-        // the buffer (in `in_place`) after its queue finished; no kernel writes a capture.
-        let wrapped = unsafe { self.device.wrap(records.data, records.bytes) }?;
-        let Some(buffer) = wrapped else {
-            if records.bytes > 0 {
-                return Err(DeviceFailure::fatal(
-                    "the device did not read a capture's records where they lie",
-                ));
-            }
+        let Some(buffer) = self.wrap_records(records, layout, desc)? else {
             self.cap_bufs.push(CapBuf::Caps);
-            return Ok(*at as u64);
+            return Ok(at as u64);
         };
-        self.stats.bytes_in_place += records.bytes as u64;
-        self.stats.dram_minimum += records.bytes as u64;
         self.cap_bufs.push(CapBuf::InPlace(self.in_place.len()));
         self.in_place.push(buffer);
         Ok(0)
@@ -975,8 +995,8 @@ impl<'c> Session<'c> {
         let mut columns: Vec<(usize, Upload<'c>)> = Vec::new();
         for (k, &capture) in captures.iter().enumerate() {
             at = at.next_multiple_of(8);
-            match capture {
-                HostData::Scalar(v) => {
+            match (capture, records.get(k).and_then(Option::as_ref)) {
+                (HostData::Scalar(v), _) => {
                     let layout = ColumnLayout::new(&v.desc(), 1).expect("one value");
                     let mut bytes = vec![0u8; layout.bytes];
                     v.write(ColumnWriter::new(&mut bytes, &layout).at(0));
@@ -985,13 +1005,11 @@ impl<'c> Session<'c> {
                     at += bytes.len();
                     scalars.push((header[4 * k] as usize, bytes));
                 }
-                HostData::Slice(s) if matches!(records.get(k), Some(Some(_))) => {
-                    let stride = records[k].as_ref().map_or(0, |r| r.stride as u64);
-                    self.record_reads.push((s.desc(), stride));
+                (HostData::Slice(s), Some(layout)) => {
                     header[4 * k + 1] = s.len() as u64;
-                    header[4 * k] = self.capture_records(s.records(), &mut at)?;
+                    header[4 * k] = self.capture_records(s.records(), layout, s.desc(), at)?;
                 }
-                HostData::Slice(s) => {
+                (HostData::Slice(s), None) => {
                     let len = s.len();
                     let layout = ColumnLayout::new(&s.desc(), len).ok_or_else(too_big)?;
                     header[4 * k + 1] = len as u64;
@@ -1004,7 +1022,7 @@ impl<'c> Session<'c> {
                     };
                     header[4 * k] = self.capture_column(column, &mut at, &mut columns)?;
                 }
-                HostData::Jagged(j) => {
+                (HostData::Jagged(j), record) => {
                     let values = j.values();
                     let layout = ColumnLayout::new(&j.desc(), values).ok_or_else(too_big)?;
                     let offsets_layout =
@@ -1033,9 +1051,8 @@ impl<'c> Session<'c> {
                     };
                     // The values as records where they lie, or as columns (the offsets are
                     // a column either way).
-                    header[4 * k] = if let Some(Some(record)) = records.get(k) {
-                        self.record_reads.push((j.desc(), record.stride as u64));
-                        self.capture_records(j.records(), &mut at)?
+                    header[4 * k] = if let Some(layout) = record {
+                        self.capture_records(j.records(), layout, j.desc(), at)?
                     } else {
                         self.capture_column(values_column, &mut at, &mut columns)?
                     };
@@ -1053,7 +1070,7 @@ impl<'c> Session<'c> {
                         host,
                     });
                 }
-                HostData::Range(_) | HostData::Elements(_) => {
+                (HostData::Range(_) | HostData::Elements(_), _) => {
                     return Err(DeviceFailure::fatal("a capture observed as a generator"))
                 }
             }
@@ -1101,26 +1118,11 @@ impl<'c> Session<'c> {
             }
             HostData::Elements(e) if root_records.is_some() => {
                 // The records where they lie (the program reads them so): nothing copied.
-                let records = e.records().ok_or_else(|| {
-                    DeviceFailure::fatal("a first generator read as records has no records")
-                })?;
-                let stride = root_records.map_or(0, |r| r.stride as u64);
-                self.record_reads.push((e.desc(), stride));
-                // SAFETY: the caller's elements, borrowed for 'c, longer than the session,
-                // which releases the buffer after its queue finished; no kernel writes the
-                // first generator.
-                self.root =
-                    match unsafe { self.device.wrap(records.data, records.bytes) }? {
-                        Some(buffer) => {
-                            self.stats.bytes_in_place += records.bytes as u64;
-                            self.stats.dram_minimum += records.bytes as u64;
-                            Some(Held::InPlace(buffer))
-                        }
-                        None if records.bytes == 0 => Some(Held::Own(self.alloc(8)?)),
-                        None => return Err(DeviceFailure::fatal(
-                            "the device did not read the first generator's records where they lie",
-                        )),
-                    };
+                let layout = root_records.expect("matched");
+                self.root = Some(match self.wrap_records(e.records(), layout, e.desc())? {
+                    Some(buffer) => Held::InPlace(buffer),
+                    None => Held::Own(self.alloc(8)?),
+                });
                 self.root_len = e.len() as u64;
                 self.root_cap = e.len() as u64;
             }

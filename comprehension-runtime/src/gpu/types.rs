@@ -116,6 +116,17 @@ pub struct RecordLayout {
 }
 
 impl RecordLayout {
+    /// A value of `stride` bytes whose fields lie at the offsets given, in order, each laid
+    /// out as given (`None` where a field has no layout: then neither has the value). What a
+    /// tuple's and a derived struct's `record_layout` return, from `offset_of!`.
+    pub fn of_fields(stride: usize, fields: &[(usize, Option<RecordLayout>)]) -> Option<Self> {
+        let mut offsets = Vec::new();
+        for (at, field) in fields {
+            offsets.extend(field.as_ref()?.offsets.iter().map(|o| at + o));
+        }
+        Some(RecordLayout { stride, offsets })
+    }
+
     /// One primitive component of `size` bytes.
     fn primitive(size: usize) -> Option<RecordLayout> {
         // As `as_column`: the device's bytes are little-endian and `usize` is 64-bit.
@@ -590,15 +601,12 @@ macro_rules! tuples {
             fn read(input: &mut ColumnReader<'_>) -> Self {
                 ($($name::read(input),)*)
             }
-            #[allow(unused_mut)]
             fn record_layout() -> Option<RecordLayout> {
                 // Rust orders a tuple's fields as it likes; `offset_of!` says where each went.
-                let mut offsets = Vec::new();
-                $(
-                    let at = std::mem::offset_of!(Self, $index);
-                    offsets.extend($name::record_layout()?.offsets.iter().map(|o| at + o));
-                )*
-                Some(RecordLayout { stride: std::mem::size_of::<Self>(), offsets })
+                RecordLayout::of_fields(
+                    std::mem::size_of::<Self>(),
+                    &[$((std::mem::offset_of!(Self, $index), $name::record_layout())),*],
+                )
             }
         }
     )*};
