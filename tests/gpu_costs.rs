@@ -161,11 +161,20 @@ fn host_waits_and_launches_per_plan_shape_do_not_grow_with_the_size() {
         // size kernel or scan: the inner level's offsets are the matrix's, read where the
         // captures hold them. The inner level takes its group from its parent's index (no
         // column of group ids), and the head is the sum itself: its results column is the
-        // output (no head kernel).
-        assert_eq!(nested.launches, 3, "nested reduction, n = {n}: {nested:?}");
+        // output (no head kernel). With a CPU device's shapes, rows this short are a
+        // work-item's each: the contexts and the inner level, which writes every row's result
+        // itself (no summaries to reduce).
+        if support::cpu_shapes() {
+            assert_eq!(nested.launches, 2, "nested reduction, n = {n}: {nested:?}");
+            assert!(launched(&nested, "pc_n0_level0_rows"), "{nested:?}");
+            assert!(!launched(&nested, "pc_r0_segone"), "{nested:?}");
+        } else {
+            assert_eq!(nested.launches, 3, "nested reduction, n = {n}: {nested:?}");
+            assert!(launched(&nested, "pc_r0_segone"), "{nested:?}");
+        }
         assert!(!launched(&nested, "pc_iota") && !launched(&nested, "pc_head"), "{nested:?}");
         assert!(!launched(&nested, "pc_n0_size0") && !launched(&nested, "pc_scan_tiles"));
-        assert!(launched(&nested, "pc_r0_segone") && !launched(&nested, "pc_fill_u64"));
+        assert!(!launched(&nested, "pc_fill_u64"), "{nested:?}");
         assert!(!launched(&nested, "pc_r0_fill"), "{nested:?}");
         // Rows from 1: the range's elements are not the rows' offsets' indices; the sizes and
         // their scan as for any expansion (1 + scan launches more, and a wait for the total).
@@ -202,8 +211,46 @@ fn host_waits_and_launches_per_plan_shape_do_not_grow_with_the_size() {
             return;
         };
         assert_eq!(converted.host_waits, 1, "converted nested reduction, n = {n}: {converted:?}");
-        assert_eq!(converted.launches, 4, "converted nested reduction, n = {n}: {converted:?}");
+        let launches = if support::cpu_shapes() { 3 } else { 4 };
+        assert_eq!(
+            converted.launches, launches,
+            "converted nested reduction, n = {n}: {converted:?}"
+        );
         assert!(launched(&converted, "pc_head"), "{converted:?}");
+    }
+}
+
+#[test]
+fn a_cpu_device_takes_short_rows_a_work_item_each_and_shares_a_long_one() {
+    let _serial = serial();
+    // 20 000 rows of up to 9 (column, value) pairs; the same with one row of 100 000 pairs in
+    // the middle, more than a position-partitioned work-group's tile (256 × 128 positions on a
+    // CPU device). Values and `x` are multiples of a quarter: every grouping of the sums is
+    // exact, so the device's results equal the sequential ones.
+    let x: Vec<f64> = (0..64).map(|c| c as f64 * 0.25).collect();
+    let short: Vec<usize> = (0..20_000).map(|r| r % 10).collect();
+    let mut long = short.clone();
+    long[10_000] = 100_000;
+    for (lengths, short_rows) in [(short, true), (long, false)] {
+        let rows: Vec<Vec<(usize, f64)>> = lengths
+            .iter()
+            .enumerate()
+            .map(|(r, &l)| (0..l).map(|k| ((k * 7 + r) % 64, (k % 13) as f64 - 6.0)).collect())
+            .collect();
+        let m = Jagged::from(rows);
+        let Some((_, s)) =
+            costs(|| par![par_sum![v * x[c] | (c, v) <- m.row(i)] | i <- 0..m.len()])
+        else {
+            return;
+        };
+        // With a CPU device's shapes and no long row, one launch of the level's rows kernel
+        // writes every result; a long row (or a GPU's shapes) goes by positions, its work
+        // shared by every work-item, and the tiles' summaries are reduced after.
+        let by_rows = short_rows && support::cpu_shapes();
+        assert_eq!(launched(&s, "pc_n0_level0_rows"), by_rows, "{s:?}");
+        assert_eq!(launched(&s, "pc_n0_level0"), !by_rows, "{s:?}");
+        assert_eq!(launched(&s, "pc_r0_segone"), !by_rows, "{s:?}");
+        assert_eq!(s.launches, if by_rows { 2 } else { 3 }, "{s:?}");
     }
 }
 

@@ -101,6 +101,20 @@ pub fn device() -> bool {
     !devices().is_empty()
 }
 
+/// Whether the programs of the last device of [`devices`] (whose results [`on_device`]
+/// returns) take a CPU device's shapes, as the runtime decides: on a CPU device (PoCL) unless
+/// `PARCOMP_DEVICE_SHAPES=gpu` asks for a GPU's, on any device where it says `cpu`.
+pub fn cpu_shapes() -> bool {
+    let Some(&backend) = devices().last() else {
+        return false;
+    };
+    match std::env::var("PARCOMP_DEVICE_SHAPES").map(|v| v.trim().to_ascii_lowercase()) {
+        Ok(v) if v == "gpu" => false,
+        Ok(v) if v == "cpu" => true,
+        _ => parcomp::gpu_device(backend).is_ok_and(|d| d.is_cpu),
+    }
+}
+
 /// Runs `f` on each device backend of [`devices`] and checks that every comprehension it ran
 /// went to that device: a silent CPU fallback fails the test. Returns each device's result.
 pub fn on_devices<T, F: Fn() -> T>(f: F) -> Vec<(Backend, T)> {

@@ -1421,6 +1421,12 @@ impl<'c> Session<'c> {
             Parents::Root => (0, &[][..], None),
             Parents::Rows { cap, columns, group, .. } => (*cap, *columns, *group),
         };
+        if let (true, Some(offsets)) = (rows_direct, &offsets) {
+            if let Some(kernel) = self.rows_kernel(comp, level, parent_count, total, sink) {
+                let parents = (parent_count, in_cap, in_columns);
+                return self.row_per_work_item(kernel, level, offsets, parents, total, sink);
+            }
+        }
         // The first level of a nested reduction sets its contexts' results: a context without
         // a position gets the identity from the level's kernel when the level is the last (it
         // reduces by parent, and the work-item stepping past an empty parent writes it), else
@@ -1789,6 +1795,95 @@ impl<'c> Session<'c> {
             self.empty_region(level.kernel, region, sink)?;
         }
         self.several = several_above;
+        Ok(())
+    }
+
+    /// A CPU device's one-row-per-work-item kernel for `level` (`Level::rows_kernel`), where it
+    /// may run: the level is a nested reduction's only one, it reads its `rows` rows' elements
+    /// directly (the caller's `rows_direct`), and no work-group's rows hold more of its `total`
+    /// positions than a position-partitioned work-group's tile or an eighth of a compute unit's
+    /// share ([`ROWS_SHARE`]). Then a long row, which that form would leave to one work-item,
+    /// is not there: the host reads one offset per work-group of rows to know (a few hundred
+    /// reads for the sparse matrix × vector's 10⁵ rows), in the copy of the offsets it holds.
+    fn rows_kernel(
+        &self,
+        comp: &Comp,
+        level: &Level,
+        rows: u64,
+        total: u64,
+        sink: &Sink<'_, 'c>,
+    ) -> Option<&'static str> {
+        let kernel = level.rows_kernel?;
+        let reduces = comp.levels.len() == 1
+            && comp.nested.is_empty()
+            && matches!(comp.terminal, Terminal::Reduce { .. })
+            && matches!(sink, Sink::Segmented { .. });
+        if !self.cpu_shapes || !reduces {
+            return None;
+        }
+        let host = self.row_offsets.get(level.rows_of? as usize)?.as_ref()?.host;
+        let offset = |r: u64| -> Option<u64> {
+            let at = usize::try_from(r).ok()?.checked_mul(8)?;
+            Some(u64::from_le_bytes(host.get(at..at + 8)?.try_into().ok()?))
+        };
+        let units = u64::from(self.device.info().compute_units.max(1));
+        let share =
+            (total / units.saturating_mul(ROWS_SHARE)).max(GROUP as u64 * level_items(true));
+        let groups = rows.div_ceil(GROUP as u64);
+        for g in 0..groups {
+            let first = offset(g * GROUP as u64)?;
+            let end = offset(((g + 1) * GROUP as u64).min(rows))?;
+            if end.checked_sub(first)? > share {
+                return None;
+            }
+        }
+        Some(kernel)
+    }
+
+    /// Runs a nested reduction's only level by `kernel`, one work-item per row (see
+    /// [`Session::rows_kernel`]): each folds its row's positions in order and writes the
+    /// row's result (an empty row's the identity) — one launch, nothing in between.
+    fn row_per_work_item(
+        &mut self,
+        kernel: &'static str,
+        level: &Level,
+        offsets: &Offsets<'c>,
+        (rows, in_cap, in_columns): (u64, u64, &[(u32, Column<'c>)]),
+        total: u64,
+        sink: &Sink<'_, 'c>,
+    ) -> Result<(), DeviceFailure> {
+        let Sink::Segmented { result, reduction, .. } = sink else {
+            return Err(malformed("rows reduced into no results"));
+        };
+        self.stats.positions += total;
+        self.stats.chunks += 1;
+        // Each row's inputs and its two offsets, each position's element, each result.
+        let parent_bytes: u64 =
+            level.inputs.iter().map(|&v| self.class_bytes(self.plan.vars[v as usize])).sum();
+        let element_bytes = level.reads.map_or(0, |c| self.element_read_bytes(c));
+        let acc_bytes = self.class_bytes(self.plan.reductions[*reduction as usize].acc);
+        self.count_launch(
+            kernel,
+            rows * (parent_bytes + 8 + acc_bytes) + 8 + total * element_bytes,
+        );
+        let dummy = self.dummy();
+        let mut args: Vec<Arg<'_>> = self.common();
+        args.extend([Arg::U64(0), Arg::U64(total), Arg::U64(0), Arg::U64(rows)]);
+        let Offsets::Captured { buffer, at } = *offsets else {
+            return Err(malformed("rows read directly without their offsets"));
+        };
+        args.push(Arg::Buffer(self.cap_buf(self.cap_bufs[buffer])));
+        args.push(Arg::U64(at as u64 / 8));
+        args.push(Arg::U64(in_cap));
+        for &v in level.inputs {
+            args.push(Arg::Buffer(&input(in_columns, v).mem.buf));
+        }
+        // No group column in, no values or groups out: the row's result goes to `pc_res`.
+        args.extend([Arg::Buffer(dummy), Arg::U64(0), Arg::Buffer(dummy), Arg::Buffer(dummy)]);
+        args.extend([Arg::U64(result.cap), Arg::Buffer(&result.mem.buf)]);
+        args.extend([Arg::Buffer(dummy), Arg::U32(1), Arg::U32(1), Arg::Buffer(dummy)]);
+        args.extend([Arg::U64(0), Arg::U64(0), Arg::U64(0), Arg::Buffer(dummy)]);
+        self.queue.launch(&*self.program, kernel, rows, GROUP, &args)?;
         Ok(())
     }
 
@@ -2408,6 +2503,12 @@ impl<'c> Session<'c> {
         self.deliver(comp, out, *count, out_group, None, sink)
     }
 }
+
+/// A CPU device's one-row-per-work-item form of a nested reduction's level runs where no
+/// work-group's rows hold more than `1 / ROWS_SHARE` of a compute unit's share of the positions
+/// (or a tile of the position-partitioned form, whichever is more): the device's threads take
+/// work-groups as they finish, so the last to finish waits at most that long for the others.
+const ROWS_SHARE: u64 = 8;
 
 /// The most sizes a level's scan takes in one work-group, in place (`pc_scan_carries`): four
 /// tiles, four steps of one work-group, where three launches would each do one step.

@@ -125,6 +125,10 @@ pub struct Level {
     /// it: where the range's elements are the rows' indices, the children's offsets are the
     /// rows' own (no size kernel, no scan, no wait for the total).
     pub rows_of: Option<u32>,
+    /// A CPU device's kernel that runs the level one row per work-item (a nested reduction's
+    /// only level with `rows_of`), where no work-group's rows hold more than a small share of
+    /// the level's positions: `None` where the writer made none.
+    pub rows_kernel: Option<&'static str>,
     /// The variables read from the parents' columns, in parameter order.
     pub inputs: &'static [u32],
     /// The variables written to the children's columns, in parameter order (empty for the last

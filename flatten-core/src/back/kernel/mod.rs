@@ -96,6 +96,10 @@ pub struct LevelManifest {
     /// element (`m.row(i)`): `Some(k)`. The runtime then takes the children's offsets from
     /// the rows' own where the range's elements are row indices.
     pub rows_of: Option<u32>,
+    /// The kernel that runs the level one row per work-item on a CPU device, where its rows
+    /// are short enough to be a work-item's each (a nested reduction's only level that reads
+    /// its rows directly: `rows_of`).
+    pub rows_kernel: Option<String>,
     /// Variables read from the parents.
     pub inputs: Vec<VarId>,
     /// Variables written for the children.
@@ -141,6 +145,7 @@ pub fn write(compiled: &Compiled, root_range: bool) -> Kernels {
         root_range,
         root_parent: None,
         rows_level: None,
+        rows_kernel: None,
     };
     let comp = w.comp(&compiled.plan, "pc", false, &[]);
     Kernels {
@@ -169,6 +174,9 @@ struct KernelWriter<'c> {
     /// While writing a level whose generator reads the rows of this capture, selected by the
     /// top-level range's element (`LevelManifest::rows_of`).
     rows_level: Option<u32>,
+    /// The body of the level's one-row-per-work-item kernel, where its writer wrote one
+    /// (`LevelManifest::rows_kernel`).
+    rows_kernel: Option<String>,
 }
 
 /// A generator and the qualifiers that follow it (and, for the first generator of a nested
@@ -319,6 +327,11 @@ impl KernelWriter<'_> {
                 next,
             );
             self.rows_level = None;
+            let rows_kernel = self.rows_kernel.take().map(|body| {
+                let rows = format!("{name}_rows");
+                self.rows_kernel(&rows, &level_inputs, &body);
+                rows
+            });
             let filters = level_filters(level);
             manifests.push(LevelManifest {
                 kernel: name,
@@ -327,6 +340,7 @@ impl KernelWriter<'_> {
                 filters,
                 reads: captured_elements(&level.device_generator().source),
                 rows_of,
+                rows_kernel,
                 inputs: level_inputs,
                 outputs,
             });
@@ -687,6 +701,22 @@ impl KernelWriter<'_> {
             self.kernels,
             "/* `{}` and the qualifiers after it */\nPC_KERNEL void {name}({COMMON}, pc_u64 pc_j0, pc_u64 pc_count, pc_u64 pc_fanout, pc_u64 pc_parents, PC_GLOBAL const pc_u64* PC_RESTRICT pc_offsets, pc_u64 pc_offsets_at, pc_u64 pc_in_cap{in_params}, PC_GLOBAL const pc_u64* pc_in_group, pc_u64 pc_out_cap{out_params}, PC_GLOBAL pc_u64* pc_out_group, pc_u64 pc_res_cap, PC_GLOBAL pc_u8* pc_res, PC_GLOBAL pc_u64* pc_places, pc_u32 pc_phase, pc_u32 pc_rows_direct, PC_GLOBAL pc_u8* pc_staging, pc_u64 pc_staging_cap, pc_u64 pc_staging_stride, pc_u64 pc_staging_limit, PC_GLOBAL pc_u64* pc_sizes) {{\n  pc_offsets += pc_offsets_at;\n{body}}}\n",
             level.generator.text.replace("*/", "* /"),
+        );
+    }
+
+    /// A CPU device's kernel for a nested reduction's only level over rows it reads directly
+    /// (`LevelManifest::rows_kernel`): a work-item per row, which folds the row's positions in
+    /// order and writes its result, an empty row's the identity — the loop a hand-written
+    /// one-row-per-work-item kernel is, with no carry between work-items, no reduction by key
+    /// and no second launch. The runtime runs it only where no work-group's rows hold more than
+    /// a small share of the level's positions (a long row stays shared by the whole device).
+    /// Its parameters are the level kernel's (the runtime passes the same); a GPU's program
+    /// has it empty.
+    fn rows_kernel(&mut self, name: &str, inputs: &[VarId], body: &str) {
+        let in_params = self.input_params(inputs);
+        let _ = writeln!(
+            self.kernels,
+            "/* the rows of the level before, a work-item each */\nPC_KERNEL void {name}({COMMON}, pc_u64 pc_j0, pc_u64 pc_count, pc_u64 pc_fanout, pc_u64 pc_parents, PC_GLOBAL const pc_u64* PC_RESTRICT pc_offsets, pc_u64 pc_offsets_at, pc_u64 pc_in_cap{in_params}, PC_GLOBAL const pc_u64* pc_in_group, pc_u64 pc_out_cap, PC_GLOBAL pc_u8* pc_out, PC_GLOBAL pc_u64* pc_out_group, pc_u64 pc_res_cap, PC_GLOBAL pc_u8* pc_res, PC_GLOBAL pc_u64* pc_places, pc_u32 pc_phase, pc_u32 pc_rows_direct, PC_GLOBAL pc_u8* pc_staging, pc_u64 pc_staging_cap, pc_u64 pc_staging_stride, pc_u64 pc_staging_limit, PC_GLOBAL pc_u64* pc_sizes) {{\n#if PC_CPU_SHAPES\n  pc_offsets += pc_offsets_at;\n{body}#endif\n}}\n",
         );
     }
 
@@ -1146,6 +1176,9 @@ impl KernelWriter<'_> {
                     let start = format!("pc_r{r}_identity(pc_fault, PC_CAPS)");
                     let inputs_here = inputs_here.text();
                     cpu_direct_rows(&mut body, (&inputs_here, &each), (identity, &start), &store);
+                    let acc = ty(self.reductions[r as usize].acc);
+                    self.rows_kernel =
+                        Some(row_per_work_item((&inputs_here, &each), (&acc, &start), &store));
                 }
                 if let Some(identity) = &empty_rows {
                     // The level's last position: the parents after its own are empty.
@@ -1734,6 +1767,31 @@ fn cpu_direct_rows(
     body.line("    }");
     body.line("  }");
     body.line("#endif");
+}
+
+/// The body of a level's one-row-per-work-item kernel (`KernelWriter::rows_kernel`): row
+/// `pc_p`'s positions folded in order from `start` into `pc_tail` (of type `acc`) by `each`
+/// (`inputs` loads the parent's), and the result written by `store`.
+fn row_per_work_item(
+    (inputs, each): (&str, &str),
+    (acc, start): (&str, &str),
+    store: &str,
+) -> String {
+    let mut body = Body::new(1);
+    body.line("pc_u64 pc_p = PC_GLOBAL_ID();");
+    body.line("if (pc_p >= pc_parents || PC_FAULTED(pc_fault)) return;");
+    body.line("pc_u64 pc_j = pc_offsets[pc_p];");
+    body.line("pc_u64 pc_stop = pc_offsets[pc_p + 1u];");
+    body.line("pc_u64 pc_i = 0;");
+    body.append_text(inputs);
+    body.line(format!("{acc} pc_tail = {start};"));
+    body.line("#undef PC_ROWS_DIRECT\n#define PC_ROWS_DIRECT 1");
+    body.line("for (; pc_j < pc_stop; pc_j++, pc_i++) {");
+    body.append_text(each);
+    body.line("}");
+    body.line("#undef PC_ROWS_DIRECT\n#define PC_ROWS_DIRECT pc_rows_direct");
+    body.line(format!("{store}(pc_res, pc_res_cap, pc_p, pc_tail);"));
+    body.text()
 }
 
 /// A nested reduction's work-item, done with its group `pc_group` (value `pc_tail`) on to

@@ -201,6 +201,10 @@ fn comp(m: &CompManifest, gpu: &TokenStream) -> TokenStream {
             Some(k) => quote! { Some(#k) },
             None => quote! { None },
         };
+        let rows_kernel = match &l.rows_kernel {
+            Some(k) => quote! { Some(#k) },
+            None => quote! { None },
+        };
         let inputs = l.inputs.iter().map(|v| v.0);
         let outputs = l.outputs.iter().map(|v| v.0);
         quote! {
@@ -211,6 +215,7 @@ fn comp(m: &CompManifest, gpu: &TokenStream) -> TokenStream {
                 filters: #filters,
                 reads: #reads,
                 rows_of: #rows_of,
+                rows_kernel: #rows_kernel,
                 inputs: &[#(#inputs),*],
                 outputs: &[#(#outputs),*],
             }
