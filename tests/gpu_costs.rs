@@ -162,10 +162,11 @@ fn host_waits_and_launches_per_plan_shape_do_not_grow_with_the_size() {
         // captures hold them. The inner level takes its group from its parent's index (no
         // column of group ids), and the head is the sum itself: its results column is the
         // output (no head kernel). With a CPU device's shapes, rows this short are a
-        // work-item's each: the contexts and the inner level, which writes every row's result
-        // itself (no summaries to reduce).
+        // work-item's each: one launch, the inner level's, which writes every row's result
+        // itself (no summaries to reduce) and computes the row's index from the row (the
+        // range's level, which would only write 0..n, does not run).
         if support::cpu_shapes() {
-            assert_eq!(nested.launches, 2, "nested reduction, n = {n}: {nested:?}");
+            assert_eq!(nested.launches, 1, "nested reduction, n = {n}: {nested:?}");
             assert!(launched(&nested, "pc_n0_level0_rows"), "{nested:?}");
             assert!(!launched(&nested, "pc_r0_segone"), "{nested:?}");
         } else {
@@ -211,6 +212,7 @@ fn host_waits_and_launches_per_plan_shape_do_not_grow_with_the_size() {
             return;
         };
         assert_eq!(converted.host_waits, 1, "converted nested reduction, n = {n}: {converted:?}");
+        // (The range's level runs: the head kernel reads its contexts.)
         let launches = if support::cpu_shapes() { 3 } else { 4 };
         assert_eq!(
             converted.launches, launches,
@@ -244,12 +246,31 @@ fn a_cpu_device_takes_short_rows_a_work_item_each_and_shares_a_long_one() {
             return;
         };
         // With a CPU device's shapes and no long row, one launch of the level's rows kernel
-        // writes every result; a long row (or a GPU's shapes) goes by positions, its work
-        // shared by every work-item, and the tiles' summaries are reduced after.
+        // writes every result (the range's level does not run); a long row (or a GPU's
+        // shapes) goes by positions, its work shared by every work-item, and the tiles'
+        // summaries are reduced after.
         let by_rows = short_rows && support::cpu_shapes();
         assert_eq!(launched(&s, "pc_n0_level0_rows"), by_rows, "{s:?}");
+        assert_eq!(launched(&s, "pc_level0"), !by_rows, "{s:?}");
         assert_eq!(launched(&s, "pc_n0_level0"), !by_rows, "{s:?}");
         assert_eq!(launched(&s, "pc_r0_segone"), !by_rows, "{s:?}");
+        assert_eq!(s.launches, if by_rows { 1 } else { 3 }, "{s:?}");
+        // The row's index in the body: the rows kernel computes it from the row it takes.
+        let Some((_, s)) =
+            costs(|| par![par_sum![v * x[c] + i as f64 | (c, v) <- m.row(i)] | i <- 0..m.len()])
+        else {
+            return;
+        };
+        assert_eq!(launched(&s, "pc_n0_level0_rows"), by_rows, "{s:?}");
+        assert_eq!(s.launches, if by_rows { 1 } else { 3 }, "{s:?}");
+        // A `let` above: the range's level writes its value, which the rows kernel reads.
+        let Some((_, s)) = costs(
+            || par![par_sum![v * x[c] * s | (c, v) <- m.row(i)] | i <- 0..m.len(), let s = (i % 4) as f64],
+        ) else {
+            return;
+        };
+        assert_eq!(launched(&s, "pc_n0_level0_rows"), by_rows, "{s:?}");
+        assert!(launched(&s, "pc_level0"), "{s:?}");
         assert_eq!(s.launches, if by_rows { 2 } else { 3 }, "{s:?}");
     }
 }

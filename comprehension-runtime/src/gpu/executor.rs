@@ -27,7 +27,7 @@ use super::arena::{Mem, Scratch};
 use super::device::{Arg, Buffer, Device, DeviceError, Mark, Queue};
 use super::fault::{self, Fault};
 use super::host_data::{column_of, ColumnBytes, DynJagged, HostData, Records, Upload};
-use super::plan::{ClassId, Comp, DevicePlan, Level, ReduceKind, RootKind, Terminal};
+use super::plan::{ClassId, Comp, DevicePlan, Level, ReduceKind, RootKind, RowsKernel, Terminal};
 use super::program::{
     cpu_shapes, env_count, filter_items, level_items, plain_items, reduce_items, Built, GROUP,
     LBS_ITEMS, TILE,
@@ -1386,6 +1386,20 @@ impl<'c> Session<'c> {
     ) -> Result<(), DeviceFailure> {
         let level = &comp.levels[k];
         let last = k + 1 == comp.levels.len();
+        if let (Parents::Root, true) = (parents, self.contexts_unread(comp)) {
+            // The range's elements are the rows' indices, which the nested reduction's rows
+            // kernel computes itself: no kernel writes them.
+            let contexts = Parents::Rows {
+                count: self.root_len,
+                cap: self.root_len,
+                columns: &[],
+                group: None,
+                whole: Some(self.root_len),
+                first: Some(0),
+                sizes: None,
+            };
+            return self.nested_and_head(comp, &contexts, sink);
+        }
         // Sizes and the layout of the level's positions.
         // Whether the level's offsets are its rows' own, so that its positions are the indices
         // of their elements (the kernel's `pc_rows_direct`).
@@ -1421,8 +1435,8 @@ impl<'c> Session<'c> {
             Parents::Root => (0, &[][..], None),
             Parents::Rows { cap, columns, group, .. } => (*cap, *columns, *group),
         };
-        if let (true, Some(offsets)) = (rows_direct, &offsets) {
-            if let Some(kernel) = self.rows_kernel(comp, level, parent_count, total, sink) {
+        if let (true, Some(offsets), Sink::Segmented { .. }) = (rows_direct, &offsets, &*sink) {
+            if let Some(kernel) = self.rows_kernel(comp, level, parent_count, total) {
                 let parents = (parent_count, in_cap, in_columns);
                 return self.row_per_work_item(kernel, level, offsets, parents, total, sink);
             }
@@ -1798,6 +1812,47 @@ impl<'c> Session<'c> {
         Ok(())
     }
 
+    /// Whether the top-level `comp`'s only level, an integer range from 0 (the root), need
+    /// not run: its one nested comprehension is a reduction that is the head, whose rows
+    /// kernel will run ([`Session::rows_kernel`], over the rows the range's elements index)
+    /// and reads no column of the range's level (it computes the element from the row), and
+    /// the range's positions are one chunk. Its kernel would only write the elements 0..n.
+    fn contexts_unread(&self, comp: &Comp) -> bool {
+        let ([level], [nested], Some(0), Terminal::Collect) =
+            (comp.levels, comp.nested, comp.head_result, comp.terminal)
+        else {
+            return false;
+        };
+        let (Terminal::Reduce { reduction, .. }, [inner]) =
+            (nested.comp.terminal, nested.comp.levels)
+        else {
+            return false;
+        };
+        let acc = self.plan.reductions[reduction as usize].acc;
+        let fits = !level.filters
+            && self.plan.root == RootKind::Range
+            && self.root_start == 0
+            && self.root_len > 0
+            && self.root_len <= self.chunk
+            && self.types[acc as usize] == self.types[comp.head_class as usize]
+            && inner.rows_kernel.is_some_and(|k| !k.reads_parents);
+        // The range's elements index the rows (as `Session::row_offsets` asks).
+        let rows = inner.rows_of.and_then(|k| self.row_offsets.get(k as usize)?.as_ref());
+        if !fits || rows.is_none_or(|r| self.root_len > r.rows as u64) {
+            return false;
+        }
+        self.row_offset(inner, self.root_len).is_some_and(|total| {
+            self.rows_kernel(nested.comp, inner, self.root_len, total).is_some()
+        })
+    }
+
+    /// Offset `r` of the rows `level` reads directly (`Level::rows_of`), from the host's copy.
+    fn row_offset(&self, level: &Level, r: u64) -> Option<u64> {
+        let host = self.row_offsets.get(level.rows_of? as usize)?.as_ref()?.host;
+        let at = usize::try_from(r).ok()?.checked_mul(8)?;
+        Some(u64::from_le_bytes(host.get(at..at + 8)?.try_into().ok()?))
+    }
+
     /// A CPU device's one-row-per-work-item kernel for `level` (`Level::rows_kernel`), where it
     /// may run: the level is a nested reduction's only one, it reads its `rows` rows' elements
     /// directly (the caller's `rows_direct`), and no work-group's rows hold more of its `total`
@@ -1805,27 +1860,15 @@ impl<'c> Session<'c> {
     /// share ([`ROWS_SHARE`]). Then a long row, which that form would leave to one work-item,
     /// is not there: the host reads one offset per work-group of rows to know (a few hundred
     /// reads for the sparse matrix × vector's 10⁵ rows), in the copy of the offsets it holds.
-    fn rows_kernel(
-        &self,
-        comp: &Comp,
-        level: &Level,
-        rows: u64,
-        total: u64,
-        sink: &Sink<'_, 'c>,
-    ) -> Option<&'static str> {
+    fn rows_kernel(&self, comp: &Comp, level: &Level, rows: u64, total: u64) -> Option<RowsKernel> {
         let kernel = level.rows_kernel?;
         let reduces = comp.levels.len() == 1
             && comp.nested.is_empty()
-            && matches!(comp.terminal, Terminal::Reduce { .. })
-            && matches!(sink, Sink::Segmented { .. });
+            && matches!(comp.terminal, Terminal::Reduce { .. });
         if !self.cpu_shapes || !reduces {
             return None;
         }
-        let host = self.row_offsets.get(level.rows_of? as usize)?.as_ref()?.host;
-        let offset = |r: u64| -> Option<u64> {
-            let at = usize::try_from(r).ok()?.checked_mul(8)?;
-            Some(u64::from_le_bytes(host.get(at..at + 8)?.try_into().ok()?))
-        };
+        let offset = |r: u64| self.row_offset(level, r);
         let units = u64::from(self.device.info().compute_units.max(1));
         let share =
             (total / units.saturating_mul(ROWS_SHARE)).max(GROUP as u64 * level_items(true));
@@ -1845,7 +1888,7 @@ impl<'c> Session<'c> {
     /// row's result (an empty row's the identity) — one launch, nothing in between.
     fn row_per_work_item(
         &mut self,
-        kernel: &'static str,
+        kernel: RowsKernel,
         level: &Level,
         offsets: &Offsets<'c>,
         (rows, in_cap, in_columns): (u64, u64, &[(u32, Column<'c>)]),
@@ -1862,8 +1905,9 @@ impl<'c> Session<'c> {
             level.inputs.iter().map(|&v| self.class_bytes(self.plan.vars[v as usize])).sum();
         let element_bytes = level.reads.map_or(0, |c| self.element_read_bytes(c));
         let acc_bytes = self.class_bytes(self.plan.reductions[*reduction as usize].acc);
+        let parent_bytes = if kernel.reads_parents { parent_bytes } else { 0 };
         self.count_launch(
-            kernel,
+            kernel.name,
             rows * (parent_bytes + 8 + acc_bytes) + 8 + total * element_bytes,
         );
         let dummy = self.dummy();
@@ -1876,14 +1920,21 @@ impl<'c> Session<'c> {
         args.push(Arg::U64(at as u64 / 8));
         args.push(Arg::U64(in_cap));
         for &v in level.inputs {
-            args.push(Arg::Buffer(&input(in_columns, v).mem.buf));
+            // A kernel that computes its inputs reads none (the range's level may not have
+            // run: `Session::contexts_unread`).
+            let column = in_columns.iter().find(|(w, _)| *w == v).map(|(_, c)| &*c.mem.buf);
+            match column {
+                Some(buffer) => args.push(Arg::Buffer(buffer)),
+                None if !kernel.reads_parents => args.push(Arg::Buffer(dummy)),
+                None => return Err(malformed("a rows kernel without its parents' column")),
+            }
         }
         // No group column in, no values or groups out: the row's result goes to `pc_res`.
         args.extend([Arg::Buffer(dummy), Arg::U64(0), Arg::Buffer(dummy), Arg::Buffer(dummy)]);
         args.extend([Arg::U64(result.cap), Arg::Buffer(&result.mem.buf)]);
         args.extend([Arg::Buffer(dummy), Arg::U32(1), Arg::U32(1), Arg::Buffer(dummy)]);
         args.extend([Arg::U64(0), Arg::U64(0), Arg::U64(0), Arg::Buffer(dummy)]);
-        self.queue.launch(&*self.program, kernel, rows, GROUP, &args)?;
+        self.queue.launch(&*self.program, kernel.name, rows, GROUP, &args)?;
         Ok(())
     }
 

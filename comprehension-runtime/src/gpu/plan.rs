@@ -128,12 +128,23 @@ pub struct Level {
     /// A CPU device's kernel that runs the level one row per work-item (a nested reduction's
     /// only level with `rows_of`), where no work-group's rows hold more than a small share of
     /// the level's positions: `None` where the writer made none.
-    pub rows_kernel: Option<&'static str>,
+    pub rows_kernel: Option<RowsKernel>,
     /// The variables read from the parents' columns, in parameter order.
     pub inputs: &'static [u32],
     /// The variables written to the children's columns, in parameter order (empty for the last
     /// level of a comprehension without nested ones: it computes the head itself).
     pub outputs: &'static [u32],
+}
+
+/// A level's one-row-per-work-item kernel (`Level::rows_kernel`).
+#[derive(Clone, Copy, Debug)]
+pub struct RowsKernel {
+    /// Its name.
+    pub name: &'static str,
+    /// Whether it reads a column of the level above: it computes the range's element (the
+    /// row's index) from the row it takes, so only a `let` bound above is read. Where it reads
+    /// none, the range's level need not run (`Session::level`).
+    pub reads_parents: bool,
 }
 
 /// A comprehension (the top-level one, or one nested in a head).

@@ -98,8 +98,9 @@ pub struct LevelManifest {
     pub rows_of: Option<u32>,
     /// The kernel that runs the level one row per work-item on a CPU device, where its rows
     /// are short enough to be a work-item's each (a nested reduction's only level that reads
-    /// its rows directly: `rows_of`).
-    pub rows_kernel: Option<String>,
+    /// its rows directly: `rows_of`), and whether it reads the parents' columns (it computes
+    /// the range's element, the row's index, from the row: only a `let` above reads one).
+    pub rows_kernel: Option<(String, bool)>,
     /// Variables read from the parents.
     pub inputs: Vec<VarId>,
     /// Variables written for the children.
@@ -145,6 +146,7 @@ pub fn write(compiled: &Compiled, root_range: bool) -> Kernels {
         root_range,
         root_parent: None,
         rows_level: None,
+        rows_parent: None,
         rows_kernel: None,
     };
     let comp = w.comp(&compiled.plan, "pc", false, &[]);
@@ -174,9 +176,11 @@ struct KernelWriter<'c> {
     /// While writing a level whose generator reads the rows of this capture, selected by the
     /// top-level range's element (`LevelManifest::rows_of`).
     rows_level: Option<u32>,
+    /// With `rows_level`: the range's variable, whose element is the row's index.
+    rows_parent: Option<VarId>,
     /// The body of the level's one-row-per-work-item kernel, where its writer wrote one
-    /// (`LevelManifest::rows_kernel`).
-    rows_kernel: Option<String>,
+    /// (`LevelManifest::rows_kernel`), and whether it reads a parents' column.
+    rows_kernel: Option<(String, bool)>,
 }
 
 /// A generator and the qualifiers that follow it (and, for the first generator of a nested
@@ -314,6 +318,7 @@ impl KernelWriter<'_> {
                 _ => None,
             };
             self.rows_level = rows_of;
+            self.rows_parent = rows_of.and(root_parent);
             self.level_kernel(
                 plan,
                 &name,
@@ -327,10 +332,11 @@ impl KernelWriter<'_> {
                 next,
             );
             self.rows_level = None;
-            let rows_kernel = self.rows_kernel.take().map(|body| {
+            self.rows_parent = None;
+            let rows_kernel = self.rows_kernel.take().map(|(body, reads_parents)| {
                 let rows = format!("{name}_rows");
                 self.rows_kernel(&rows, &level_inputs, &body);
-                rows
+                (rows, reads_parents)
             });
             let filters = level_filters(level);
             manifests.push(LevelManifest {
@@ -1176,9 +1182,27 @@ impl KernelWriter<'_> {
                     let start = format!("pc_r{r}_identity(pc_fault, PC_CAPS)");
                     let inputs_here = inputs_here.text();
                     cpu_direct_rows(&mut body, (&inputs_here, &each), (identity, &start), &store);
+                    // The rows kernel's row is the range's position: the range's element is
+                    // computed from it, not read from the column the range's level writes.
+                    let mut row_inputs = Body::new(1);
+                    let mut reads_parents = false;
+                    for &v in inputs {
+                        if Some(v) == self.rows_parent {
+                            let (name, c) = (self.ew.var_name(v), self.ew.var_class(v));
+                            let at = format!(
+                                "PC_OP(range_at, {0})(PC_CAST(u64, {0})(pc_root_start), pc_p)",
+                                class(c)
+                            );
+                            row_inputs.line(format!("{} {name} = {at};", ty(c)));
+                        } else {
+                            self.load_inputs(&[v], "pc_p", &mut row_inputs);
+                            reads_parents = true;
+                        }
+                    }
                     let acc = ty(self.reductions[r as usize].acc);
-                    self.rows_kernel =
-                        Some(row_per_work_item((&inputs_here, &each), (&acc, &start), &store));
+                    let body =
+                        row_per_work_item((&row_inputs.text(), &each), (&acc, &start), &store);
+                    self.rows_kernel = Some((body, reads_parents));
                 }
                 if let Some(identity) = &empty_rows {
                     // The level's last position: the parents after its own are empty.
@@ -1771,7 +1795,7 @@ fn cpu_direct_rows(
 
 /// The body of a level's one-row-per-work-item kernel (`KernelWriter::rows_kernel`): row
 /// `pc_p`'s positions folded in order from `start` into `pc_tail` (of type `acc`) by `each`
-/// (`inputs` loads the parent's), and the result written by `store`.
+/// (`inputs` loads or computes the parent's), and the result written by `store`.
 fn row_per_work_item(
     (inputs, each): (&str, &str),
     (acc, start): (&str, &str),

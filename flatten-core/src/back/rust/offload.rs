@@ -202,7 +202,9 @@ fn comp(m: &CompManifest, gpu: &TokenStream) -> TokenStream {
             None => quote! { None },
         };
         let rows_kernel = match &l.rows_kernel {
-            Some(k) => quote! { Some(#k) },
+            Some((name, reads_parents)) => {
+                quote! { Some(#gpu::RowsKernel { name: #name, reads_parents: #reads_parents }) }
+            }
             None => quote! { None },
         };
         let inputs = l.inputs.iter().map(|v| v.0);
