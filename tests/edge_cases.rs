@@ -156,11 +156,19 @@ fn size_overflow_is_a_clear_panic_naming_the_comprehension() {
         // Irregular: the sizes of two rows overflow when summed.
         panics_everywhere(|| drop(par![(x, y) | x <- [usize::MAX, 1usize], y <- 0..x])),
         // Irregular, over more parents than one work-group scans (the sizes' scan in two
-        // steps): two rows in different tiles overflow when summed.
+        // steps; on a CPU device one work-item's, up to 65 536): two rows in different tiles
+        // overflow when summed.
         panics_everywhere(|| {
             let mut rows = vec![1usize; 5000];
             rows[10] = usize::MAX / 2 + 1;
             rows[4990] = usize::MAX / 2 + 1;
+            drop(par![(x, y) | x <- &rows, y <- 0..x])
+        }),
+        // The same over more parents than a CPU device's work-item scans.
+        panics_everywhere(|| {
+            let mut rows = vec![1usize; 70_000];
+            rows[10] = usize::MAX / 2 + 1;
+            rows[69_990] = usize::MAX / 2 + 1;
             drop(par![(x, y) | x <- &rows, y <- 0..x])
         }),
         // Regular: a product larger than usize.

@@ -421,3 +421,14 @@ fn filters_stage_few_kept_values_and_compute_many_again_in_one_run() {
     on_every_backend(|| par![par![x >> 1 | x <- m.row(i), x & 1 == 1] | i <- 0..m.len()]);
     on_every_backend(|| par![par![(x, i) | x <- m.row(i), x & 3 == 1] | i <- 0..m.len()]);
 }
+
+#[test]
+fn a_levels_sizes_scan_the_same_on_either_side_of_one_work_items_scan() {
+    // A CPU device's work-item adds up to 65 536 of a level's sizes in order (one launch); more
+    // go by tiles of 1024, as on a GPU: parents on either side of that bound, and rows empty,
+    // of one and of two values.
+    for n in [65_535u64, 65_536, 65_537, 70_000] {
+        on_every_backend(|| par![(x, y) | x <- 0..n, y <- 0..x % 3]);
+        on_every_backend(|| par_count![() | x <- 0..n, y <- 0..x % 3, (x + y) % 5 == 0]);
+    }
+}

@@ -1241,17 +1241,21 @@ impl<'c> Session<'c> {
 
     /// The exclusive scan of the `n` sizes in `sizes` (which has room for `n + 1` entries):
     /// offsets (n + 1 entries), and their total (one wait). Few sizes (at most
-    /// [`SCAN_IN_ONE_GROUP`]) are scanned in place by one work-group, in one launch; sizes of at
+    /// [`SCAN_IN_ONE_GROUP`]; on a CPU device [`SCAN_SERIAL`], by one work-item) are scanned in
+    /// place by one work-group, in one launch; sizes of at
     /// most [`TILE`] tiles in two (the tiles' sums, then each tile's offsets from the sums
     /// before it); more in three (the tiles' sums scanned between).
     fn scan(&mut self, sizes: Mem<'c>, n: u64) -> Result<(Mem<'c>, u64), DeviceFailure> {
         let tiles = n.div_ceil(TILE).max(1);
-        if n <= SCAN_IN_ONE_GROUP {
-            // It reads the sizes twice (the second time from the cache) and writes the offsets.
-            self.count_launch("pc_scan_carries", n * 16 + 8);
+        let in_one = if self.cpu_shapes { SCAN_SERIAL } else { SCAN_IN_ONE_GROUP };
+        if n <= in_one {
+            // On a CPU device one work-item adds them in order; elsewhere one work-group by
+            // tiles. It reads the sizes (again from the cache) and writes the offsets.
+            let kernel = if self.cpu_shapes { "pc_scan_serial" } else { "pc_scan_carries" };
+            self.count_launch(kernel, n * 16 + 8);
             let fault = &self.fault.as_ref().expect("uploaded").buf;
             let args = [Arg::Buffer(fault), Arg::Buffer(&sizes.buf), Arg::U64(n)];
-            self.queue.launch(&*self.generic, "pc_scan_carries", GROUP as u64, GROUP, &args)?;
+            self.queue.launch(&*self.generic, kernel, GROUP as u64, GROUP, &args)?;
             let total = self.read_u64s(&[(&sizes, n)])?[0];
             return Ok((sizes, total));
         }
@@ -2564,6 +2568,11 @@ const ROWS_SHARE: u64 = 8;
 /// The most sizes a level's scan takes in one work-group, in place (`pc_scan_carries`): four
 /// tiles, four steps of one work-group, where three launches would each do one step.
 const SCAN_IN_ONE_GROUP: u64 = 4 * TILE;
+
+/// The most sizes a level's scan takes in one work-item on a CPU device, in place
+/// (`pc_scan_serial`): about a nanosecond each on one core, where the tiled form's launches
+/// cost tens of microseconds each on PoCL.
+const SCAN_SERIAL: u64 = 1 << 16;
 
 /// A launch on a queue: `(kernel, items, args)` of one program, in groups of [`GROUP`].
 pub(crate) type Launcher<'l> = dyn Fn(&str, u64, &[Arg<'_>]) -> Result<(), DeviceError> + 'l;
