@@ -272,6 +272,16 @@ fn a_cpu_device_takes_short_rows_a_work_item_each_and_shares_a_long_one() {
         assert_eq!(launched(&s, "pc_n0_level0_rows"), by_rows, "{s:?}");
         assert!(launched(&s, "pc_level0"), "{s:?}");
         assert_eq!(s.launches, if by_rows { 2 } else { 3 }, "{s:?}");
+        // Nine captures: more than the rows kernel takes as arguments (eight), so it reads
+        // the captures' header in its buffer, as every other kernel does.
+        let (a, b, d, e, f, g, h) = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75);
+        let Some((_, s)) = costs(
+            || par![par_sum![v * x[c] + a + b + d + e + f + g + h | (c, v) <- m.row(i)] | i <- 0..m.len()],
+        ) else {
+            return;
+        };
+        assert_eq!(launched(&s, "pc_n0_level0_rows"), by_rows, "{s:?}");
+        assert_eq!(s.launches, if by_rows { 1 } else { 3 }, "{s:?}");
     }
 }
 

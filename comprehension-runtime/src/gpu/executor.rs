@@ -507,6 +507,9 @@ pub(crate) struct Session<'c> {
     /// Where each captured array of rows keeps its offsets, by capture (`None` for other
     /// captures, and for rows whose offsets the host does not hold as `u64`s).
     row_offsets: Vec<Option<RowOffsets<'c>>>,
+    /// The captures' header words (four per capture, `kernels/captures.h`), as uploaded: a
+    /// rows kernel takes them as arguments (`RowsKernel::header_arguments`).
+    header: Vec<u64>,
     /// The element type and record size of each captured collection read as records, for
     /// the traffic model: a record is read whole (its padding too).
     record_reads: Vec<(TypeDesc, u64)>,
@@ -585,6 +588,7 @@ impl<'c> Session<'c> {
             device,
             hold: Vec::new(),
             row_offsets: Vec::new(),
+            header: Vec::new(),
             record_reads: Vec::new(),
             cap_bufs: Vec::new(),
             scratch,
@@ -1096,6 +1100,7 @@ impl<'c> Session<'c> {
                 self.put_column(&mem, offset, column)?;
             }
             self.caps = Some(mem);
+            self.header = header;
         } else {
             let dummy = self.alloc(8)?;
             self.caps = Some(dummy);
@@ -1938,6 +1943,9 @@ impl<'c> Session<'c> {
         args.extend([Arg::U64(result.cap), Arg::Buffer(&result.mem.buf)]);
         args.extend([Arg::Buffer(dummy), Arg::U32(1), Arg::U32(1), Arg::Buffer(dummy)]);
         args.extend([Arg::U64(0), Arg::U64(0), Arg::U64(0), Arg::Buffer(dummy)]);
+        if kernel.header_arguments {
+            args.extend(self.header.iter().map(|&w| Arg::U64(w)));
+        }
         self.queue.launch(&*self.program, kernel.name, rows, GROUP, &args)?;
         Ok(())
     }

@@ -145,6 +145,10 @@ pub struct RowsKernel {
     /// row's index) from the row it takes, so only a `let` bound above is read. Where it reads
     /// none, the range's level need not run (`Session::level`).
     pub reads_parents: bool,
+    /// Whether it takes the captures' header words (four per capture) as arguments after the
+    /// level kernel's, which it reads instead of the header's buffer (once for every
+    /// work-item of a CPU device's loop over them, not once per row).
+    pub header_arguments: bool,
 }
 
 /// A comprehension (the top-level one, or one nested in a head).

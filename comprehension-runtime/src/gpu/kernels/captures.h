@@ -27,7 +27,10 @@
  * own where its values are records read where they lie in the host's memory (the program
  * defines `pc_capload<k>`). */
 #define PC_CAP_LOAD(c, k) PC_CAT(pc_capload, k)(c)
-#define PC_CAP_WORD(k, w) (((PC_GLOBAL const pc_u64 *)pc_caps)[4u * (k) + (w)])
+#define PC_CAP_WORD_AT(k, w) (((PC_GLOBAL const pc_u64 *)pc_caps)[4u * (k) + (w)])
+/* A header word, read in the header's buffer; a kernel that takes the words as arguments
+ * (`pc_cw_<k>_<w>`, a rows kernel's) redefines it to read those. */
+#define PC_CAP_WORD(k, w) PC_CAP_WORD_AT(k, w)
 #define PC_CAP_VALUES(k) (PC_CAT(pc_capv, k) + PC_CAP_WORD(k, 0))
 #define PC_CAP_STARTS(k) ((PC_GLOBAL const pc_u64 *)(PC_CAT(pc_capo, k) + PC_CAP_WORD(k, 2)))
 #define PC_CAP_SCALAR(c, k) PC_LOAD(c)(pc_caps + PC_CAP_WORD(k, 0), 1, 0)

@@ -100,12 +100,28 @@ pub struct LevelManifest {
     /// are short enough to be a work-item's each (a nested reduction's only level that reads
     /// its rows directly: `rows_of`), and whether it reads the parents' columns (it computes
     /// the range's element, the row's index, from the row: only a `let` above reads one).
-    pub rows_kernel: Option<(String, bool)>,
+    pub rows_kernel: Option<RowsKernelManifest>,
     /// Variables read from the parents.
     pub inputs: Vec<VarId>,
     /// Variables written for the children.
     pub outputs: Vec<VarId>,
 }
+
+/// A level's one-row-per-work-item kernel (`LevelManifest::rows_kernel`).
+pub struct RowsKernelManifest {
+    /// Its name.
+    pub name: String,
+    /// Whether it reads a column of the parents (a `let` above the level).
+    pub reads_parents: bool,
+    /// Whether it takes the captures' header words as arguments after the level kernel's
+    /// (four per capture, up to [`HEADER_ARGUMENTS`] captures) rather than reading them from
+    /// the header's buffer.
+    pub header_arguments: bool,
+}
+
+/// The most captures whose header words a rows kernel takes as arguments: 32 words, 256 bytes
+/// beside the level kernel's 30 or so parameters (OpenCL guarantees 1 kB of them).
+const HEADER_ARGUMENTS: usize = 8;
 
 /// A comprehension nested in a head.
 pub struct NestedManifest {
@@ -148,6 +164,7 @@ pub fn write(compiled: &Compiled, root_range: bool) -> Kernels {
         rows_level: None,
         rows_parent: None,
         rows_kernel: None,
+        captures: compiled.device.captures.len(),
     };
     let comp = w.comp(&compiled.plan, "pc", false, &[]);
     Kernels {
@@ -181,6 +198,9 @@ struct KernelWriter<'c> {
     /// The body of the level's one-row-per-work-item kernel, where its writer wrote one
     /// (`LevelManifest::rows_kernel`), and whether it reads a parents' column.
     rows_kernel: Option<(String, bool)>,
+    /// How many values the kernels read from the caller (the captures' header holds four
+    /// words for each).
+    captures: usize,
 }
 
 /// A generator and the qualifiers that follow it (and, for the first generator of a nested
@@ -335,8 +355,8 @@ impl KernelWriter<'_> {
             self.rows_parent = None;
             let rows_kernel = self.rows_kernel.take().map(|(body, reads_parents)| {
                 let rows = format!("{name}_rows");
-                self.rows_kernel(&rows, &level_inputs, &body);
-                (rows, reads_parents)
+                let header_arguments = self.rows_kernel(&rows, &level_inputs, &body);
+                RowsKernelManifest { name: rows, reads_parents, header_arguments }
             });
             let filters = level_filters(level);
             manifests.push(LevelManifest {
@@ -716,14 +736,34 @@ impl KernelWriter<'_> {
     /// one-row-per-work-item kernel is, with no carry between work-items, no reduction by key
     /// and no second launch. The runtime runs it only where no work-group's rows hold more than
     /// a small share of the level's positions (a long row stays shared by the whole device).
-    /// Its parameters are the level kernel's (the runtime passes the same); a GPU's program
-    /// has it empty.
-    fn rows_kernel(&mut self, name: &str, inputs: &[VarId], body: &str) {
+    /// Its parameters are the level kernel's (the runtime passes the same), then, for up to
+    /// [`HEADER_ARGUMENTS`] captures, the captures' header words (`pc_cw_<k>_<w>`), which its
+    /// body reads instead of the header's buffer: a kernel argument is read once for all the
+    /// work-items a CPU device's loop runs, where the header's words, read per row, took about
+    /// 8 % of the sparse matrix × vector's kernel (rows of ten values). Returns whether it takes
+    /// them. A GPU's program has it empty.
+    fn rows_kernel(&mut self, name: &str, inputs: &[VarId], body: &str) -> bool {
         let in_params = self.input_params(inputs);
+        let header_arguments = (1..=HEADER_ARGUMENTS).contains(&self.captures);
+        let (mut words, mut header) = (String::new(), String::new());
+        if header_arguments {
+            for k in 0..self.captures {
+                for w in 0..4 {
+                    let _ = write!(words, ", pc_u64 pc_cw_{k}_{w}");
+                }
+            }
+            header = "#undef PC_CAP_WORD\n#define PC_CAP_WORD(k, w) PC_CAT(PC_CAT(pc_cw_, k), PC_CAT(_, w))\n".into();
+        }
+        let restore = if header_arguments {
+            "#undef PC_CAP_WORD\n#define PC_CAP_WORD(k, w) PC_CAP_WORD_AT(k, w)\n"
+        } else {
+            ""
+        };
         let _ = writeln!(
             self.kernels,
-            "/* the rows of the level before, a work-item each */\nPC_KERNEL void {name}({COMMON}, pc_u64 pc_j0, pc_u64 pc_count, pc_u64 pc_fanout, pc_u64 pc_parents, PC_GLOBAL const pc_u64* PC_RESTRICT pc_offsets, pc_u64 pc_offsets_at, pc_u64 pc_in_cap{in_params}, PC_GLOBAL const pc_u64* pc_in_group, pc_u64 pc_out_cap, PC_GLOBAL pc_u8* pc_out, PC_GLOBAL pc_u64* pc_out_group, pc_u64 pc_res_cap, PC_GLOBAL pc_u8* pc_res, PC_GLOBAL pc_u64* pc_places, pc_u32 pc_phase, pc_u32 pc_rows_direct, PC_GLOBAL pc_u8* pc_staging, pc_u64 pc_staging_cap, pc_u64 pc_staging_stride, pc_u64 pc_staging_limit, PC_GLOBAL pc_u64* pc_sizes) {{\n#if PC_CPU_SHAPES\n  pc_offsets += pc_offsets_at;\n{body}#endif\n}}\n",
+            "/* the rows of the level before, a work-item each */\n{header}PC_KERNEL void {name}({COMMON}, pc_u64 pc_j0, pc_u64 pc_count, pc_u64 pc_fanout, pc_u64 pc_parents, PC_GLOBAL const pc_u64* PC_RESTRICT pc_offsets, pc_u64 pc_offsets_at, pc_u64 pc_in_cap{in_params}, PC_GLOBAL const pc_u64* pc_in_group, pc_u64 pc_out_cap, PC_GLOBAL pc_u8* pc_out, PC_GLOBAL pc_u64* pc_out_group, pc_u64 pc_res_cap, PC_GLOBAL pc_u8* pc_res, PC_GLOBAL pc_u64* pc_places, pc_u32 pc_phase, pc_u32 pc_rows_direct, PC_GLOBAL pc_u8* pc_staging, pc_u64 pc_staging_cap, pc_u64 pc_staging_stride, pc_u64 pc_staging_limit, PC_GLOBAL pc_u64* pc_sizes{words}) {{\n#if PC_CPU_SHAPES\n  pc_offsets += pc_offsets_at;\n{body}#endif\n}}\n{restore}",
         );
+        header_arguments
     }
 
     /// The body of a level's kernel (see [`Self::level_kernel`]); `cpu_shapes`: in its CPU

@@ -202,8 +202,15 @@ fn comp(m: &CompManifest, gpu: &TokenStream) -> TokenStream {
             None => quote! { None },
         };
         let rows_kernel = match &l.rows_kernel {
-            Some((name, reads_parents)) => {
-                quote! { Some(#gpu::RowsKernel { name: #name, reads_parents: #reads_parents }) }
+            Some(k) => {
+                let (name, reads_parents, header) = (&k.name, k.reads_parents, k.header_arguments);
+                quote! {
+                    Some(#gpu::RowsKernel {
+                        name: #name,
+                        reads_parents: #reads_parents,
+                        header_arguments: #header,
+                    })
+                }
             }
             None => quote! { None },
         };
