@@ -114,7 +114,7 @@ pub struct RowsKernelManifest {
     /// Whether it reads a column of the parents (a `let` above the level).
     pub reads_parents: bool,
     /// Whether it takes the captures' header words as arguments after the level kernel's
-    /// (four per capture, up to [`HEADER_ARGUMENTS`] captures) rather than reading them from
+    /// (four per capture, up to eight captures) rather than reading them from
     /// the header's buffer.
     pub header_arguments: bool,
 }
