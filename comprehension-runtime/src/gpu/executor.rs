@@ -1297,28 +1297,19 @@ impl<'c> Session<'c> {
     /// the rows' indices) within the rows: the rows' own offsets, read where the captures hold
     /// them, and the total read from the host's, with no size kernel, scan, copy or wait. `None` otherwise:
     /// the size kernel and the scan compute them (and fault for a row past the end).
-    fn row_offsets(
-        &mut self,
-        level: &Level,
-        parents: &Parents<'_, 'c>,
-    ) -> Result<Option<(Offsets<'c>, u64)>, DeviceFailure> {
+    fn row_offsets(&self, level: &Level, parents: &Parents<'_, 'c>) -> Option<(Offsets<'c>, u64)> {
         let (Some(k), Parents::Rows { count, first: Some(0), .. }) = (level.rows_of, parents)
         else {
-            return Ok(None);
+            return None;
         };
-        let Some(&Some(RowOffsets { buffer, at, rows, host })) = self.row_offsets.get(k as usize)
-        else {
-            return Ok(None);
+        let &Some(RowOffsets { buffer, at, rows, .. }) = self.row_offsets.get(k as usize)? else {
+            return None;
         };
         if self.root_start != 0 || self.plan.root == RootKind::Elements || *count > rows as u64 {
-            return Ok(None);
+            return None;
         }
-        let entries = *count as usize + 1;
-        let Some(total) = host.get(8 * (entries - 1)..8 * entries) else {
-            return Ok(None);
-        };
-        let total = u64::from_le_bytes(total.try_into().expect("8 bytes"));
-        Ok(Some((Offsets::Captured { buffer, at }, total)))
+        let total = self.row_offset(level, *count)?;
+        Some((Offsets::Captured { buffer, at }, total))
     }
 
     /// Bytes per value of class `class` (all its components).
@@ -1395,7 +1386,7 @@ impl<'c> Session<'c> {
     ) -> Result<(), DeviceFailure> {
         let level = &comp.levels[k];
         let last = k + 1 == comp.levels.len();
-        if let (Parents::Root, true) = (parents, self.contexts_unread(comp)) {
+        if let Parents::Root = parents {
             // The range's elements are the rows' indices, which the nested reduction's rows
             // kernel computes itself: no kernel writes them.
             let contexts = Parents::Rows {
@@ -1407,7 +1398,9 @@ impl<'c> Session<'c> {
                 first: Some(0),
                 sizes: None,
             };
-            return self.nested_and_head(comp, &contexts, sink);
+            if self.contexts_unread(comp, &contexts) {
+                return self.nested_and_head(comp, &contexts, sink);
+            }
         }
         // Sizes and the layout of the level's positions.
         // Whether the level's offsets are its rows' own, so that its positions are the indices
@@ -1427,7 +1420,7 @@ impl<'c> Session<'c> {
                         w.checked_mul(fanout).unwrap_or_else(|| self.site.size_overflow())
                     });
                     (total, fanout, None, *count, whole)
-                } else if let Some((offsets, total)) = self.row_offsets(level, parents)? {
+                } else if let Some((offsets, total)) = self.row_offsets(level, parents) {
                     rows_direct = true;
                     (total, 0, Some(offsets), *count, None)
                 } else {
@@ -1822,11 +1815,13 @@ impl<'c> Session<'c> {
     }
 
     /// Whether the top-level `comp`'s only level, an integer range from 0 (the root), need
-    /// not run: its one nested comprehension is a reduction that is the head, whose rows
-    /// kernel will run ([`Session::rows_kernel`], over the rows the range's elements index)
-    /// and reads no column of the range's level (it computes the element from the row), and
-    /// the range's positions are one chunk. Its kernel would only write the elements 0..n.
-    fn contexts_unread(&self, comp: &Comp) -> bool {
+    /// not run, its positions going to the nested comprehension as `contexts` with no column:
+    /// its one nested comprehension is a reduction that is the head, whose rows kernel will run
+    /// ([`Session::rows_kernel`], over the rows the range's elements index:
+    /// [`Session::row_offsets`]) and reads no column of the range's level (it computes the
+    /// element from the row), and the range's positions are one chunk. Its kernel would only
+    /// write the elements 0..n.
+    fn contexts_unread(&self, comp: &Comp, contexts: &Parents<'_, 'c>) -> bool {
         let ([level], [nested], Some(0), Terminal::Collect) =
             (comp.levels, comp.nested, comp.head_result, comp.terminal)
         else {
@@ -1839,18 +1834,11 @@ impl<'c> Session<'c> {
         };
         let acc = self.plan.reductions[reduction as usize].acc;
         let fits = !level.filters
-            && self.plan.root == RootKind::Range
-            && self.root_start == 0
             && self.root_len > 0
             && self.root_len <= self.chunk
             && self.types[acc as usize] == self.types[comp.head_class as usize]
             && inner.rows_kernel.is_some_and(|k| !k.reads_parents);
-        // The range's elements index the rows (as `Session::row_offsets` asks).
-        let rows = inner.rows_of.and_then(|k| self.row_offsets.get(k as usize)?.as_ref());
-        if !fits || rows.is_none_or(|r| self.root_len > r.rows as u64) {
-            return false;
-        }
-        self.row_offset(inner, self.root_len).is_some_and(|total| {
+        fits && self.row_offsets(inner, contexts).is_some_and(|(_, total)| {
             self.rows_kernel(nested.comp, inner, self.root_len, total).is_some()
         })
     }
@@ -1909,12 +1897,16 @@ impl<'c> Session<'c> {
         };
         self.stats.positions += total;
         self.stats.chunks += 1;
-        // Each row's inputs and its two offsets, each position's element, each result.
-        let parent_bytes: u64 =
-            level.inputs.iter().map(|&v| self.class_bytes(self.plan.vars[v as usize])).sum();
+        // Each row's inputs (where it reads them) and its two offsets, each position's element,
+        // each result.
+        let parent_bytes: u64 = match kernel.reads_parents {
+            true => {
+                level.inputs.iter().map(|&v| self.class_bytes(self.plan.vars[v as usize])).sum()
+            }
+            false => 0,
+        };
         let element_bytes = level.reads.map_or(0, |c| self.element_read_bytes(c));
         let acc_bytes = self.class_bytes(self.plan.reductions[*reduction as usize].acc);
-        let parent_bytes = if kernel.reads_parents { parent_bytes } else { 0 };
         self.count_launch(
             kernel.name,
             rows * (parent_bytes + 8 + acc_bytes) + 8 + total * element_bytes,

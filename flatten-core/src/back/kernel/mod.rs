@@ -162,7 +162,6 @@ pub fn write(compiled: &Compiled, root_range: bool) -> Kernels {
         root_range,
         root_parent: None,
         rows_level: None,
-        rows_parent: None,
         rows_kernel: None,
         captures: compiled.device.captures.len(),
     };
@@ -192,9 +191,8 @@ struct KernelWriter<'c> {
     root_parent: Option<VarId>,
     /// While writing a level whose generator reads the rows of this capture, selected by the
     /// top-level range's element (`LevelManifest::rows_of`).
-    rows_level: Option<u32>,
-    /// With `rows_level`: the range's variable, whose element is the row's index.
-    rows_parent: Option<VarId>,
+    /// And the range's variable, whose element is the row's index.
+    rows_level: Option<(u32, VarId)>,
     /// The body of the level's one-row-per-work-item kernel, where its writer wrote one
     /// (`LevelManifest::rows_kernel`), and whether it reads a parents' column.
     rows_kernel: Option<(String, bool)>,
@@ -337,8 +335,7 @@ impl KernelWriter<'_> {
                 }
                 _ => None,
             };
-            self.rows_level = rows_of;
-            self.rows_parent = rows_of.and(root_parent);
+            self.rows_level = rows_of.zip(root_parent);
             self.level_kernel(
                 plan,
                 &name,
@@ -352,7 +349,6 @@ impl KernelWriter<'_> {
                 next,
             );
             self.rows_level = None;
-            self.rows_parent = None;
             let rows_kernel = self.rows_kernel.take().map(|(body, reads_parents)| {
                 let rows = format!("{name}_rows");
                 let header_arguments = self.rows_kernel(&rows, &level_inputs, &body);
@@ -725,8 +721,9 @@ impl KernelWriter<'_> {
         };
         let _ = writeln!(
             self.kernels,
-            "/* `{}` and the qualifiers after it */\nPC_KERNEL void {name}({COMMON}, pc_u64 pc_j0, pc_u64 pc_count, pc_u64 pc_fanout, pc_u64 pc_parents, PC_GLOBAL const pc_u64* PC_RESTRICT pc_offsets, pc_u64 pc_offsets_at, pc_u64 pc_in_cap{in_params}, PC_GLOBAL const pc_u64* pc_in_group, pc_u64 pc_out_cap{out_params}, PC_GLOBAL pc_u64* pc_out_group, pc_u64 pc_res_cap, PC_GLOBAL pc_u8* pc_res, PC_GLOBAL pc_u64* pc_places, pc_u32 pc_phase, pc_u32 pc_rows_direct, PC_GLOBAL pc_u8* pc_staging, pc_u64 pc_staging_cap, pc_u64 pc_staging_stride, pc_u64 pc_staging_limit, PC_GLOBAL pc_u64* pc_sizes) {{\n  pc_offsets += pc_offsets_at;\n{body}}}\n",
+            "/* `{}` and the qualifiers after it */\n{} {{\n  pc_offsets += pc_offsets_at;\n{body}}}\n",
             level.generator.text.replace("*/", "* /"),
+            level_signature(name, &in_params, &out_params, ""),
         );
     }
 
@@ -759,9 +756,11 @@ impl KernelWriter<'_> {
         } else {
             ""
         };
+        // The level kernel's parameters, of a level whose head is the reduction (one `pc_out`).
+        let signature = level_signature(name, &in_params, ", PC_GLOBAL pc_u8* pc_out", &words);
         let _ = writeln!(
             self.kernels,
-            "/* the rows of the level before, a work-item each */\n{header}PC_KERNEL void {name}({COMMON}, pc_u64 pc_j0, pc_u64 pc_count, pc_u64 pc_fanout, pc_u64 pc_parents, PC_GLOBAL const pc_u64* PC_RESTRICT pc_offsets, pc_u64 pc_offsets_at, pc_u64 pc_in_cap{in_params}, PC_GLOBAL const pc_u64* pc_in_group, pc_u64 pc_out_cap, PC_GLOBAL pc_u8* pc_out, PC_GLOBAL pc_u64* pc_out_group, pc_u64 pc_res_cap, PC_GLOBAL pc_u8* pc_res, PC_GLOBAL pc_u64* pc_places, pc_u32 pc_phase, pc_u32 pc_rows_direct, PC_GLOBAL pc_u8* pc_staging, pc_u64 pc_staging_cap, pc_u64 pc_staging_stride, pc_u64 pc_staging_limit, PC_GLOBAL pc_u64* pc_sizes{words}) {{\n#if PC_CPU_SHAPES\n  pc_offsets += pc_offsets_at;\n{body}#endif\n}}\n{restore}",
+            "/* the rows of the level before, a work-item each */\n{header}{signature} {{\n#if PC_CPU_SHAPES\n  pc_offsets += pc_offsets_at;\n{body}#endif\n}}\n{restore}",
         );
         header_arguments
     }
@@ -1028,7 +1027,7 @@ impl KernelWriter<'_> {
         // offsets are the level's, the element is read at the position, with no wait for the
         // row's index and start (a chain of dependent loads at the start of every row).
         if coarse_reduce {
-            self.ew.direct_rows = self.rows_level;
+            self.ew.direct_rows = self.rows_level.map(|(k, _)| k);
         }
         if let (Some(r), true) = (segmented, coarse_reduce) {
             let t = ty(self.reductions[r as usize].acc);
@@ -1227,12 +1226,10 @@ impl KernelWriter<'_> {
                     let mut row_inputs = Body::new(1);
                     let mut reads_parents = false;
                     for &v in inputs {
-                        if Some(v) == self.rows_parent {
+                        if Some(v) == self.rows_level.map(|(_, range)| range) {
                             let (name, c) = (self.ew.var_name(v), self.ew.var_class(v));
-                            let at = format!(
-                                "PC_OP(range_at, {0})(PC_CAST(u64, {0})(pc_root_start), pc_p)",
-                                class(c)
-                            );
+                            let root = DSource::Root { class: c };
+                            let at = self.ew.source_fetch(&root, "pc_p", true, &mut row_inputs);
                             row_inputs.line(format!("{} {name} = {at};", ty(c)));
                         } else {
                             self.load_inputs(&[v], "pc_p", &mut row_inputs);
@@ -1831,6 +1828,16 @@ fn cpu_direct_rows(
     body.line("    }");
     body.line("  }");
     body.line("#endif");
+}
+
+/// The declaration of a level's kernel `name` (`KernelWriter::level_kernel`), with its input
+/// columns' and output columns' parameters and `extra` ones after all the others (a rows
+/// kernel's header words: `KernelWriter::rows_kernel`, whose parameters are the level
+/// kernel's so that the runtime passes it the same arguments).
+fn level_signature(name: &str, in_params: &str, out_params: &str, extra: &str) -> String {
+    format!(
+        "PC_KERNEL void {name}({COMMON}, pc_u64 pc_j0, pc_u64 pc_count, pc_u64 pc_fanout, pc_u64 pc_parents, PC_GLOBAL const pc_u64* PC_RESTRICT pc_offsets, pc_u64 pc_offsets_at, pc_u64 pc_in_cap{in_params}, PC_GLOBAL const pc_u64* pc_in_group, pc_u64 pc_out_cap{out_params}, PC_GLOBAL pc_u64* pc_out_group, pc_u64 pc_res_cap, PC_GLOBAL pc_u8* pc_res, PC_GLOBAL pc_u64* pc_places, pc_u32 pc_phase, pc_u32 pc_rows_direct, PC_GLOBAL pc_u8* pc_staging, pc_u64 pc_staging_cap, pc_u64 pc_staging_stride, pc_u64 pc_staging_limit, PC_GLOBAL pc_u64* pc_sizes{extra})"
+    )
 }
 
 /// The body of a level's one-row-per-work-item kernel (`KernelWriter::rows_kernel`): row
