@@ -1325,6 +1325,24 @@ impl<'c> Session<'c> {
         record.unwrap_or_else(|| self.class_bytes(class))
     }
 
+    /// The traffic model's bytes for the captured collections a launch of `level`'s kernel
+    /// over `positions` positions reads by indices of its own (`Level::gathers`): where those
+    /// reads land depends on the indices, so each collection counts once, as read into the
+    /// cache, but no more than one element per position.
+    fn gathered_bytes(&self, level: &Level, positions: u64) -> u64 {
+        level
+            .gathers
+            .iter()
+            .map(|g| {
+                let k = 4 * g.capture as usize;
+                // A slice's length, or an array of rows' number of values (`captures.h`).
+                let word = if g.rows { k + 3 } else { k + 1 };
+                let elements = self.header.get(word).copied().unwrap_or(0);
+                elements.min(positions) * self.element_read_bytes(g.class)
+            })
+            .sum()
+    }
+
     /// The number of children of the first `asked` parents (in `columns` of capacity `cap`),
     /// by the level's size kernel, in a new buffer.
     fn sizes(
@@ -1610,6 +1628,10 @@ impl<'c> Session<'c> {
             let searched_tiles = if coarse { places_count } else { tiles };
             let search_bytes = if offsets.is_some() { searched_tiles * 16 } else { 0 };
             let reads = parent_reads * parent_bytes + search_bytes + count * element_bytes;
+            // The captured collections read by indices of the kernel's own (counted in the
+            // model, not in what decides the stage below: their reads hit the cache or not
+            // whatever is staged).
+            let gathers = self.gathered_bytes(level, count);
             // A compacting work-group that keeps at most `stage_limit` of its positions stages
             // its kept values in phase 0 (search.h): each work-group a region of `stage_limit`
             // values in every held column (the head's, or the children's), and in the group
@@ -1711,10 +1733,10 @@ impl<'c> Session<'c> {
                     // Phase 1 is counted as computing its kept values again (which work-groups
                     // staged is not known without their counts); the values' writes are
                     // counted when the region is emptied.
-                    self.count_launch(level.kernel, reads + tiles * 8);
+                    self.count_launch(level.kernel, reads + gathers + tiles * 8);
                     launch(self, 0)?;
                     self.scan_places(places, tiles, Some(&region.base))?;
-                    self.count_launch(level.kernel, reads + tiles * 8);
+                    self.count_launch(level.kernel, reads + gathers + tiles * 8);
                     launch(self, 1)?;
                     if root {
                         self.copy_root(next_root)?;
@@ -1727,7 +1749,7 @@ impl<'c> Session<'c> {
                     // group its first place and the total; phase 1 writes the kept values.
                     let tiles = places_count;
                     // Phase 0's staged values are counted below, once the kept count is known.
-                    self.count_launch(level.kernel, reads + tiles * 8);
+                    self.count_launch(level.kernel, reads + gathers + tiles * 8);
                     launch(self, 0)?;
                     self.scan_places(places, tiles, None)?;
                     launch(self, 1)?;
@@ -1752,7 +1774,7 @@ impl<'c> Session<'c> {
                         self.count_dram(level.kernel, kept_bytes);
                         self.count_launch(level.kernel, tiles * 16 + 2 * kept_bytes);
                     } else {
-                        self.count_launch(level.kernel, reads + tiles * 8 + kept_bytes);
+                        self.count_launch(level.kernel, reads + gathers + tiles * 8 + kept_bytes);
                     }
                     // Phase 1, counted now, ran before the read: the read checked its fault.
                     self.unchecked = false;
@@ -1772,7 +1794,10 @@ impl<'c> Session<'c> {
                     let group_bytes = if nested_comp { entries * 8 } else { 0 };
                     // And the next level's sizes, when it writes them.
                     let size_bytes = if sizes_out.is_some() { count * 8 } else { 0 };
-                    self.count_launch(level.kernel, reads + out_bytes + group_bytes + size_bytes);
+                    self.count_launch(
+                        level.kernel,
+                        reads + gathers + out_bytes + group_bytes + size_bytes,
+                    );
                     launch(self, 1)?;
                     if root {
                         self.copy_root(next_root)?;
@@ -1907,9 +1932,10 @@ impl<'c> Session<'c> {
         };
         let element_bytes = level.reads.map_or(0, |c| self.element_read_bytes(c));
         let acc_bytes = self.class_bytes(self.plan.reductions[*reduction as usize].acc);
+        let gathers = self.gathered_bytes(level, total);
         self.count_launch(
             kernel.name,
-            rows * (parent_bytes + 8 + acc_bytes) + 8 + total * element_bytes,
+            rows * (parent_bytes + 8 + acc_bytes) + 8 + total * element_bytes + gathers,
         );
         let dummy = self.dummy();
         let mut args: Vec<Arg<'_>> = self.common();

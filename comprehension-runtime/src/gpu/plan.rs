@@ -129,11 +129,25 @@ pub struct Level {
     /// only level with `rows_of`), where no work-group's rows hold more than a small share of
     /// the level's positions: `None` where the writer made none.
     pub rows_kernel: Option<RowsKernel>,
+    /// The captured collections the level kernel reads by an index of its own (`x[c]`,
+    /// `m[r][i]`): counted in the traffic model, each at most once per launch.
+    pub gathers: &'static [Gather],
     /// The variables read from the parents' columns, in parameter order.
     pub inputs: &'static [u32],
     /// The variables written to the children's columns, in parameter order (empty for the last
     /// level of a comprehension without nested ones: it computes the head itself).
     pub outputs: &'static [u32],
+}
+
+/// A captured collection a level kernel reads by an index of its own (`Level::gathers`).
+#[derive(Debug)]
+pub struct Gather {
+    /// The capture.
+    pub capture: u32,
+    /// The class of the elements read.
+    pub class: ClassId,
+    /// Whether it is an array of rows (its values are read), not a slice.
+    pub rows: bool,
 }
 
 /// A level's one-row-per-work-item kernel (`Level::rows_kernel`).

@@ -101,10 +101,25 @@ pub struct LevelManifest {
     /// its rows directly: `rows_of`), and whether it reads the parents' columns (it computes
     /// the range's element, the row's index, from the row: only a `let` above reads one).
     pub rows_kernel: Option<RowsKernelManifest>,
+    /// The captured collections the level kernel reads by an index of its own (`x[c]`,
+    /// `m[r][i]`), for the runtime's traffic model: where those reads land depends on the
+    /// indices, and the model counts each collection at most once per launch.
+    pub gathers: Vec<Gather>,
     /// Variables read from the parents.
     pub inputs: Vec<VarId>,
     /// Variables written for the children.
     pub outputs: Vec<VarId>,
+}
+
+/// A captured collection that a kernel reads by an index of its own (`LevelManifest::gathers`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Gather {
+    /// The capture.
+    pub capture: u32,
+    /// The class of the elements read.
+    pub class: Class,
+    /// Whether it is an array of rows (`m[r][i]`: its values are read), not a slice.
+    pub rows: bool,
 }
 
 /// A level's one-row-per-work-item kernel (`LevelManifest::rows_kernel`).
@@ -336,6 +351,7 @@ impl KernelWriter<'_> {
                 _ => None,
             };
             self.rows_level = rows_of.zip(root_parent);
+            self.ew.gathers.clear();
             self.level_kernel(
                 plan,
                 &name,
@@ -349,6 +365,8 @@ impl KernelWriter<'_> {
                 next,
             );
             self.rows_level = None;
+            // The rows kernel's body is the level kernel's: the same gathers.
+            let gathers = std::mem::take(&mut self.ew.gathers);
             let rows_kernel = self.rows_kernel.take().map(|(body, reads_parents)| {
                 let rows = format!("{name}_rows");
                 let header_arguments = self.rows_kernel(&rows, &level_inputs, &body);
@@ -363,6 +381,7 @@ impl KernelWriter<'_> {
                 reads: captured_elements(&level.device_generator().source),
                 rows_of,
                 rows_kernel,
+                gathers,
                 inputs: level_inputs,
                 outputs,
             });

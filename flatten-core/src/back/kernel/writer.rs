@@ -8,6 +8,7 @@
 use super::keywords;
 use super::ops;
 use super::types::{self, class, ty};
+use super::Gather;
 use crate::plan::kernel_ir::{
     ArmPattern, CaptureId, Class, DExpr, DGenerator, DKind, DMap, DPat, DSource, DStmt, LocalId,
     PlaceStep, VarId,
@@ -147,9 +148,21 @@ pub(crate) struct ExprWriter<'c> {
     /// (`LevelManifest::rows_of`), with `pc_j` the position: its element is element `pc_j` of
     /// the rows' values when the kernel's `pc_rows_direct` says so.
     pub(crate) direct_rows: Option<u32>,
+    /// The captured collections the expressions written so far read by an index of their own
+    /// (`x[c]`, `m[r][i]`), with the class of the elements read: for the runtime's traffic
+    /// model (`LevelManifest::gathers`). The level writer empties it before each level kernel.
+    pub(crate) gathers: Vec<Gather>,
 }
 
 impl<'c> ExprWriter<'c> {
+    /// Notes a read of captured collection `capture` by an index of the expression's own.
+    fn gathered(&mut self, capture: u32, class: Class, rows: bool) {
+        let gather = Gather { capture, class, rows };
+        if !self.gathers.contains(&gather) {
+            self.gathers.push(gather);
+        }
+    }
+
     pub(crate) fn new(compiled: &'c Compiled) -> Self {
         ExprWriter {
             vars: &compiled.vars,
@@ -157,12 +170,20 @@ impl<'c> ExprWriter<'c> {
             names: Names::new(),
             par_fn: false,
             direct_rows: None,
+            gathers: Vec::new(),
         }
     }
 
     /// A writer for the body of a `#[par_fn]` whose locals are `locals`.
     pub(crate) fn for_par_fn(locals: &'c [(String, Class)]) -> Self {
-        ExprWriter { vars: &[], locals, names: Names::new(), par_fn: true, direct_rows: None }
+        ExprWriter {
+            vars: &[],
+            locals,
+            names: Names::new(),
+            par_fn: true,
+            direct_rows: None,
+            gathers: Vec::new(),
+        }
     }
 
     /// How a fault site is written.
@@ -351,6 +372,7 @@ impl<'c> ExprWriter<'c> {
                 }
             }
             DKind::Index(capture, index, site) => {
+                self.gathered(capture.0, e.class, false);
                 let si = self.expr(index, body);
                 format!(
                     "PC_CAP_INDEX({}, {}, {}, {si})",
@@ -361,6 +383,7 @@ impl<'c> ExprWriter<'c> {
             }
             DKind::Len(capture) => format!("PC_CAP_LEN({})", capture.0),
             DKind::RowIndex(capture, row, index, site) => {
+                self.gathered(capture.0, e.class, true);
                 let parts = self.operands(&[row, index], body);
                 format!(
                     "PC_CAP_ROW_INDEX({}, {}, {}, {}, {})",

@@ -216,6 +216,10 @@ fn comp(m: &CompManifest, gpu: &TokenStream) -> TokenStream {
         };
         let inputs = l.inputs.iter().map(|v| v.0);
         let outputs = l.outputs.iter().map(|v| v.0);
+        let gathers = l.gathers.iter().map(|g| {
+            let (capture, class, rows) = (g.capture, g.class.0, g.rows);
+            quote! { #gpu::Gather { capture: #capture, class: #class, rows: #rows } }
+        });
         quote! {
             #gpu::Level {
                 kernel: #kernel,
@@ -225,6 +229,7 @@ fn comp(m: &CompManifest, gpu: &TokenStream) -> TokenStream {
                 reads: #reads,
                 rows_of: #rows_of,
                 rows_kernel: #rows_kernel,
+                gathers: &[#(#gathers),*],
                 inputs: &[#(#inputs),*],
                 outputs: &[#(#outputs),*],
             }
