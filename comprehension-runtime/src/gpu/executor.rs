@@ -27,7 +27,9 @@ use super::arena::{Mem, Scratch};
 use super::device::{Arg, Buffer, Device, DeviceError, Mark, Queue};
 use super::fault::{self, Fault};
 use super::host_data::{column_of, ColumnBytes, DynJagged, HostData, Records, Upload};
-use super::plan::{ClassId, Comp, DevicePlan, Level, ReduceKind, RootKind, RowsKernel, Terminal};
+use super::plan::{
+    CaptureKind, ClassId, Comp, DevicePlan, Level, ReduceKind, RootKind, RowsKernel, Terminal,
+};
 use super::program::{
     cpu_shapes, env_count, filter_items, level_items, plain_items, reduce_items, Built, GROUP,
     LBS_ITEMS, TILE,
@@ -1336,7 +1338,8 @@ impl<'c> Session<'c> {
             .map(|g| {
                 let k = 4 * g.capture as usize;
                 // A slice's length, or an array of rows' number of values (`captures.h`).
-                let word = if g.rows { k + 3 } else { k + 1 };
+                let rows = self.plan.captures[g.capture as usize].kind == CaptureKind::Jagged;
+                let word = if rows { k + 3 } else { k + 1 };
                 let elements = self.header.get(word).copied().unwrap_or(0);
                 elements.min(positions) * self.element_read_bytes(g.class)
             })

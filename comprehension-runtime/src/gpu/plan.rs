@@ -146,8 +146,6 @@ pub struct Gather {
     pub capture: u32,
     /// The class of the elements read.
     pub class: ClassId,
-    /// Whether it is an array of rows (its values are read), not a slice.
-    pub rows: bool,
 }
 
 /// A level's one-row-per-work-item kernel (`Level::rows_kernel`).

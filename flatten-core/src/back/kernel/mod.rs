@@ -118,8 +118,6 @@ pub struct Gather {
     pub capture: u32,
     /// The class of the elements read.
     pub class: Class,
-    /// Whether it is an array of rows (`m[r][i]`: its values are read), not a slice.
-    pub rows: bool,
 }
 
 /// A level's one-row-per-work-item kernel (`LevelManifest::rows_kernel`).

@@ -156,8 +156,8 @@ pub(crate) struct ExprWriter<'c> {
 
 impl<'c> ExprWriter<'c> {
     /// Notes a read of captured collection `capture` by an index of the expression's own.
-    fn gathered(&mut self, capture: u32, class: Class, rows: bool) {
-        let gather = Gather { capture, class, rows };
+    fn gathered(&mut self, capture: u32, class: Class) {
+        let gather = Gather { capture, class };
         if !self.gathers.contains(&gather) {
             self.gathers.push(gather);
         }
@@ -372,7 +372,7 @@ impl<'c> ExprWriter<'c> {
                 }
             }
             DKind::Index(capture, index, site) => {
-                self.gathered(capture.0, e.class, false);
+                self.gathered(capture.0, e.class);
                 let si = self.expr(index, body);
                 format!(
                     "PC_CAP_INDEX({}, {}, {}, {si})",
@@ -383,7 +383,7 @@ impl<'c> ExprWriter<'c> {
             }
             DKind::Len(capture) => format!("PC_CAP_LEN({})", capture.0),
             DKind::RowIndex(capture, row, index, site) => {
-                self.gathered(capture.0, e.class, true);
+                self.gathered(capture.0, e.class);
                 let parts = self.operands(&[row, index], body);
                 format!(
                     "PC_CAP_ROW_INDEX({}, {}, {}, {}, {})",

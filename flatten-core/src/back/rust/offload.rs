@@ -217,8 +217,8 @@ fn comp(m: &CompManifest, gpu: &TokenStream) -> TokenStream {
         let inputs = l.inputs.iter().map(|v| v.0);
         let outputs = l.outputs.iter().map(|v| v.0);
         let gathers = l.gathers.iter().map(|g| {
-            let (capture, class, rows) = (g.capture, g.class.0, g.rows);
-            quote! { #gpu::Gather { capture: #capture, class: #class, rows: #rows } }
+            let (capture, class) = (g.capture, g.class.0);
+            quote! { #gpu::Gather { capture: #capture, class: #class } }
         });
         quote! {
             #gpu::Level {
