@@ -68,7 +68,7 @@
  * `rows[r]` panics. */
 PC_FN pc_u64 pc_row_len(pc_fault_t pc_fault, pc_u32 where, pc_u64 rows,
                         PC_GLOBAL const pc_u64 *starts, pc_u64 r) {
-  if (r >= rows) {
+  if (PC_UNLIKELY(r >= rows)) {
     pc_record_fault(pc_fault, PC_FAULT_INDEX, where, r, rows);
     return 0;
   }

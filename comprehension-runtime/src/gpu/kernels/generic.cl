@@ -21,7 +21,7 @@
  * overflows overflows in any order). */
 PC_FN pc_u64 pc_add_sizes(pc_fault_t fault, pc_u64 a, pc_u64 b) {
   pc_u64 s = a + b;
-  if (s < a) {
+  if (PC_UNLIKELY(s < a)) {
     pc_record_fault(fault, PC_FAULT_SIZE_OVERFLOW, 0u, 0, 0);
     return 0;
   }

@@ -135,11 +135,11 @@ PC_DEF_ORD_MINMAX(bool)
 #define PC_DEF_SINT_DIV_OK(tag)                                                                    \
   PC_FN pc_bool pc_div_ok_##tag(pc_fault_t fault, pc_u32 where, PC_T(tag) a, PC_T(tag) b,          \
                                 pc_u32 zero, pc_u32 overflow) {                                    \
-    if (b == 0) {                                                                                  \
+    if (PC_UNLIKELY(b == 0)) {                                                                     \
       pc_record_fault(fault, zero, where, 0, 0);                                                          \
       return 0;                                                                                    \
     }                                                                                              \
-    if (a == PC_MIN_##tag && b == -1) {                                                            \
+    if (PC_UNLIKELY(a == PC_MIN_##tag && b == -1)) {                                               \
       pc_record_fault(fault, overflow, where, 0, 0);                                                      \
       return 0;                                                                                    \
     }                                                                                              \
@@ -150,7 +150,7 @@ PC_DEF_ORD_MINMAX(bool)
                                 pc_u32 zero, pc_u32 overflow) {                                    \
     (void)a;                                                                                       \
     (void)overflow;                                                                                \
-    if (b == 0) {                                                                                  \
+    if (PC_UNLIKELY(b == 0)) {                                                                     \
       pc_record_fault(fault, zero, where, 0, 0);                                                          \
       return 0;                                                                                    \
     }                                                                                              \
@@ -311,7 +311,7 @@ PC_DEF_ORD_MINMAX(bool)
 #define PC_DEF_INT_CLAMP(tag)                                                                      \
   PC_FN PC_T(tag) pc_clamp_##tag(pc_fault_t fault, pc_u32 where, PC_T(tag) x, PC_T(tag) lo,        \
                                  PC_T(tag) hi) {                                                   \
-    if (lo > hi) {                                                                                 \
+    if (PC_UNLIKELY(lo > hi)) {                                                                    \
       pc_record_fault(fault, PC_FAULT_CLAMP, where, (pc_u64)lo, (pc_u64)hi);                              \
       return x;                                                                                    \
     }                                                                                              \
@@ -590,7 +590,7 @@ PC_DEF_ASCII(char)
 #define PC_DEF_FLOAT_CLAMP(tag, BITS)                                                              \
   PC_FN PC_T(tag) pc_clamp_##tag(pc_fault_t fault, pc_u32 where, PC_T(tag) x, PC_T(tag) lo,        \
                                  PC_T(tag) hi) {                                                   \
-    if (!(lo <= hi)) {                                                                             \
+    if (PC_UNLIKELY(!(lo <= hi))) {                                                                \
       pc_record_fault(fault, PC_FAULT_CLAMP, where, (pc_u64)BITS(lo), (pc_u64)BITS(hi));                  \
       return x;                                                                                    \
     }                                                                                              \

@@ -154,7 +154,7 @@ PC_KERNEL void pc_sort_scatter(pc_fault_t pc_fault, PC_GLOBAL const pc_u64 *PC_R
     if (p >= m) break;
     pc_u32 d = digits[p];
     pc_u64 at = offsets[(pc_u64)d * tiles + g] + (p - first[d]);
-    if (at >= n) {
+    if (PC_UNLIKELY(at >= n)) {
       pc_record_fault(pc_fault, PC_FAULT_SIZE_CHANGED, 0u, at, n);
       return;
     }

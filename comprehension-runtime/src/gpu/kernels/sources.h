@@ -15,7 +15,7 @@
                                        PC_T(tag) end) {                                             \
     if (end < start) return 0;                                                                      \
     pc_u64 span = (pc_u64)(wide)end - (pc_u64)(wide)start;                                          \
-    if (span == ~(pc_u64)0) {                                                                       \
+    if (PC_UNLIKELY(span == ~(pc_u64)0)) {                                                          \
       pc_record_fault(fault, PC_FAULT_RANGE_TOO_LONG, where, 0, 0);                                        \
       return 0;                                                                                     \
     }                                                                                               \
@@ -59,7 +59,7 @@ PC_FN pc_char pc_range_at_char(pc_char start, pc_u64 i) {
 PC_DEF_CAST(u64, char)
 
 PC_FN pc_u64 pc_step_len(pc_fault_t fault, pc_u32 where, pc_u64 n, pc_u64 step) {
-  if (step == 0) {
+  if (PC_UNLIKELY(step == 0)) {
     pc_record_fault(fault, PC_FAULT_STEP_ZERO, where, 0, 0);
     return 0;
   }

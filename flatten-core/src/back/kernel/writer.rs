@@ -354,7 +354,7 @@ impl<'c> ExprWriter<'c> {
                         self.declare(body, receiver, &t, &parts[0]);
                         let site = site.expect("unwrap has a fault site");
                         body.line(format!(
-                            "if (!{t}.f0) pc_record_fault(pc_fault, {}, {}, 0, 0);",
+                            "if (PC_UNLIKELY(!{t}.f0)) pc_record_fault(pc_fault, {}, {}, 0, 0);",
                             FaultCode::UnwrapNone.c_name(),
                             self.site(site)
                         ));
