@@ -48,9 +48,10 @@ fn repeated_runs_over_a_device_vec_copy_nothing_in() {
             let sum = par_sum![(x ^ round) as u64 | x <- &v];
             assert_eq!(sum, values.iter().map(|&x| (x ^ round) as u64).sum::<u64>());
             let stats = parcomp::gpu_stats().expect("it ran on the device");
-            // One copy: the captured `round` (8 bytes) behind its header (32); none of the
-            // 800 kB of values.
-            assert_eq!((stats.copies_in, stats.bytes_in), (1, 40), "round {round}: {stats:?}");
+            // One copy: the captured `round` (8 bytes) behind its header (32), unless an
+            // earlier run left the same bytes on the device; none of the 800 kB of values.
+            let header = if stats.copies_saved == 1 { (0, 0) } else { (1, 40) };
+            assert_eq!((stats.copies_in, stats.bytes_in), header, "round {round}: {stats:?}");
         }
         // A result left on the device is read by the next run without a copy, both ways.
         let next: DeviceVec<u32> = par_device![x + 1 | x <- &v];
@@ -64,7 +65,8 @@ fn repeated_runs_over_a_device_vec_copy_nothing_in() {
         let picked = par![next[i as usize] | i <- 0..1000u32];
         assert_eq!(picked, (1..=1000).collect::<Vec<u32>>());
         let stats = parcomp::gpu_stats().expect("it ran on the device");
-        assert_eq!(stats.bytes_in, 4 * 8, "only the captures' header: {stats:?}");
+        let header = if stats.copies_saved == 1 { 0 } else { 4 * 8 };
+        assert_eq!(stats.bytes_in, header, "only the captures' header: {stats:?}");
         assert_eq!(next.to_vec(), (1..=200_000).collect::<Vec<u32>>());
     });
 }
@@ -134,8 +136,9 @@ fn rows_kept_on_the_device() {
         assert_eq!(dm.device(), Some(Backend::current()));
         let y = par![par_sum![v * x[c as usize] | (c, v) <- dm.row(i)] | i <- 0..dm.len()];
         let stats = parcomp::gpu_stats().unwrap();
-        // The header and the captured `dm.len()`: the rows and `x` are read where they lie.
-        assert_eq!(stats.copies_in, 1, "{stats:?}");
+        // The header and the captured `dm.len()` (or nothing, the runs above having left
+        // those bytes on the device): the rows and `x` are read where they lie.
+        assert_eq!(stats.copies_in + stats.copies_saved, 1, "{stats:?}");
         assert!(stats.bytes_in < 200, "{stats:?}");
         assert_eq!(y.len(), 3000);
     });

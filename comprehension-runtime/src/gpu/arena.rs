@@ -9,6 +9,11 @@
 //! run on any thread. The arena frees what it holds when an allocation fails (memory is short),
 //! when it holds more than a quarter of the device's memory, and when no run has used it for a
 //! second (the process is idle), so an idle process does not sit on device memory.
+//!
+//! A few small buffers go back with what they hold ([`Scratch::keep_known`]): a fault record
+//! a run read as zeros, a captures' header. The next run that needs the same bytes on the
+//! device ([`Scratch::hold_known`]) takes one and queues no fill or copy, which on a device
+//! where each command is a scheduling round-trip is a good part of a short run's time.
 
 use super::device::{Buffer, Device, DeviceError, DeviceErrorKind};
 use std::cell::{Cell, RefCell};
@@ -19,6 +24,10 @@ use std::time::{Duration, Instant};
 
 /// How long the arena keeps buffers no run uses.
 const IDLE: Duration = Duration::from_secs(1);
+
+/// The most buffers the arena keeps with their contents, and the largest contents it keeps.
+const KNOWN: usize = 32;
+pub(crate) const KNOWN_BYTES: usize = 4096;
 
 /// The buffers of one device that no run holds, for the next run.
 pub(crate) struct Arena {
@@ -31,6 +40,9 @@ pub(crate) struct Arena {
 #[derive(Default)]
 struct State {
     free: Vec<Buffer>,
+    /// Buffers no run holds whose contents the host knows (the first bytes of each; nothing
+    /// writes them while the arena holds them), oldest first.
+    known: Vec<(Buffer, Box<[u8]>)>,
     pooled: u64,
     /// Runs holding buffers of the arena now.
     active: usize,
@@ -79,9 +91,37 @@ impl Arena {
         let freed = {
             let mut state = self.state();
             state.pooled = 0;
-            std::mem::take(&mut state.free)
+            (std::mem::take(&mut state.free), std::mem::take(&mut state.known))
         };
         drop(freed);
+    }
+
+    /// A buffer whose first bytes are `content`, taken from those the arena keeps so.
+    fn take_known(&self, content: &[u8]) -> Option<Buffer> {
+        let mut state = self.state();
+        let at = state.known.iter().rposition(|(_, known)| **known == *content)?;
+        let (buffer, _) = state.known.remove(at);
+        state.pooled -= buffer.bytes() as u64;
+        Some(buffer)
+    }
+
+    /// Keeps `buffer`, whose first bytes are `content`, for a run that needs those bytes (the
+    /// oldest goes when the arena keeps [`KNOWN`]). Called while a run is active: the run's end
+    /// starts the reaper that frees it once the process is idle.
+    fn keep_known(&self, buffer: Buffer, content: Box<[u8]>) {
+        let oldest = {
+            let mut state = self.state();
+            state.pooled += buffer.bytes() as u64;
+            state.known.push((buffer, content));
+            if state.known.len() > KNOWN {
+                let (oldest, _) = state.known.remove(0);
+                state.pooled -= oldest.bytes() as u64;
+                Some(oldest)
+            } else {
+                None
+            }
+        };
+        drop(oldest);
     }
 
     /// The smallest free buffer of at least `bytes` (and at most twice that) from `free`.
@@ -175,7 +215,7 @@ impl Arena {
                 if idle || state.pooled == 0 {
                     state.pooled = 0;
                     state.reaper = false;
-                    Some(std::mem::take(&mut state.free))
+                    Some((std::mem::take(&mut state.free), std::mem::take(&mut state.known)))
                 } else {
                     None
                 }
@@ -238,6 +278,26 @@ impl Scratch {
         })?;
         let buf = self.take(bytes)?;
         Ok(Mem { buf: ManuallyDrop::new(buf), scratch: self })
+    }
+
+    /// A buffer whose first bytes are `content` (at most [`KNOWN_BYTES`]) already, kept so by
+    /// an earlier run ([`Self::keep_known`]), if the arena has one: nothing needs writing.
+    pub(crate) fn hold_known(&self, content: &[u8]) -> Option<Mem<'_>> {
+        let buf = self.arena.take_known(content)?;
+        let live = self.live.get() + buf.bytes() as u64;
+        self.live.set(live);
+        self.peak.set(self.peak.get().max(live));
+        Some(Mem { buf: ManuallyDrop::new(buf), scratch: self })
+    }
+
+    /// Gives `mem` back to the arena as holding `content` in its first bytes, for a later run
+    /// that needs them ([`Self::hold_known`]). The caller's promise: the device holds exactly
+    /// that, and no queued work still writes it (its queue waited after its last launch).
+    pub(crate) fn keep_known(&self, mem: Mem<'_>, content: Box<[u8]>) {
+        if content.len() > KNOWN_BYTES {
+            return;
+        }
+        self.arena.keep_known(mem.into_buffer(), content);
     }
 
     /// A buffer the run no longer uses (work queued on it before still runs first: the queue is

@@ -23,7 +23,7 @@
 //! runs. Copies in are queued without waiting; the host waits only to read what sizes an output
 //! (see the gpu README's "What a run costs"), and reads the fault word with each such read.
 
-use super::arena::{Mem, Scratch};
+use super::arena::{self, Mem, Scratch};
 use super::device::{Arg, Buffer, Device, DeviceError, Mark, Queue};
 use super::fault::{self, Fault};
 use super::host_data::{column_of, ColumnBytes, DynJagged, HostData, Records, Upload};
@@ -94,6 +94,13 @@ pub struct RunStats {
     pub bytes_beside: u64,
     /// Device allocations made by the run (buffers the session's arena could not reuse).
     pub allocations: u64,
+    /// Copies in the run did not queue because the device held those bytes from an earlier
+    /// run: the captures' header and scalars, when they are an earlier run's again (as in an
+    /// iteration's rounds over data kept on the device). At most one; not in `copies_in`.
+    pub copies_saved: u64,
+    /// Fills the run did not queue: its fault record is one an earlier run read as zeros, so
+    /// zeros still. At most one.
+    pub fills_saved: u64,
     /// The most device memory the run held at once.
     pub peak_memory: u64,
     /// Kernels launched.
@@ -359,6 +366,9 @@ impl EarlyValues {
 /// that delivering them takes no second wait, and little against a wait when more were kept.
 const EARLY_BYTES: usize = 16 << 10;
 
+/// A fault record no kernel has written (the fault word and its details): zeros.
+const FAULT_CLEAN: [u8; 32] = [0; 32];
+
 impl Fetch<'_, '_> {
     /// Queues copies of bytes of the column to the host (`(offset, destination, length)` each)
     /// without waiting: they land with the run's next wait — a later read's, a sizing wait's,
@@ -542,6 +552,9 @@ pub(crate) struct Session<'c> {
     partials: Option<Partials<'c>>,
     fault: Option<Mem<'c>>,
     caps: Option<Mem<'c>>,
+    /// All that `caps` holds, where that is small and nothing but the header and the scalars
+    /// (to give back to the arena as such: [`Self::keep_known`]).
+    caps_content: Option<Box<[u8]>>,
     root: Option<Held<'c>>,
     dummy: Option<Mem<'c>>,
     root_start: u64,
@@ -612,6 +625,7 @@ impl<'c> Session<'c> {
             partials: None,
             fault: None,
             caps: None,
+            caps_content: None,
             root: None,
             dummy: None,
             root_start: 0,
@@ -844,7 +858,7 @@ impl<'c> Session<'c> {
         &mut self,
         parts: &[(&Buffer, usize, *mut u8, usize)],
     ) -> Result<(), DeviceFailure> {
-        let mut words = [0u8; 32];
+        let mut words = FAULT_CLEAN;
         let start = Instant::now();
         // The last chunk's values held for the lane are read now: the wait lands them.
         let mut queued = match self.deferred.take() {
@@ -866,7 +880,8 @@ impl<'c> Session<'c> {
         }
         if queued.is_ok() {
             // SAFETY: `words` lives until the queue is finished below.
-            queued = unsafe { self.queue.read_async(&fault.buf, 0, words.as_mut_ptr(), 32) };
+            queued =
+                unsafe { self.queue.read_async(&fault.buf, 0, words.as_mut_ptr(), words.len()) };
         }
         // Finish even after a failed read: the queued ones must not outlive their destinations.
         let finished = self.queue.finish();
@@ -957,6 +972,22 @@ impl<'c> Session<'c> {
         &mut kernels[at]
     }
 
+    /// After a run that ended well, its fault record and its captures' buffer go back to the
+    /// arena with what they hold, for a later run that needs the same bytes: the record was
+    /// read as zeros after the last launch (else the run would have failed), and the queue has
+    /// waited since (`unchecked` is clear), so nothing writes either.
+    pub(crate) fn keep_known(&mut self) {
+        if self.unchecked || self.reads_in_flight {
+            return;
+        }
+        if let Some(fault) = self.fault.take() {
+            self.scratch.keep_known(fault, Box::new(FAULT_CLEAN));
+        }
+        if let (Some(content), Some(caps)) = (self.caps_content.take(), self.caps.take()) {
+            self.scratch.keep_known(caps, content);
+        }
+    }
+
     /// Launches `kernel` of the comprehension's program (`generic`: of the generic one) over
     /// `items` work-items; `dram` is its modelled traffic.
     fn launch(
@@ -985,8 +1016,18 @@ impl<'c> Session<'c> {
         root: &HostData<'c>,
     ) -> Result<(), DeviceFailure> {
         let uploaded = super::resident::uploaded();
-        let fault = self.alloc(32)?;
-        self.queue.zero(&fault.buf, 0, 32)?;
+        // A fault record an earlier run read as zeros is zeros still: no fill.
+        let fault = match self.scratch.hold_known(&FAULT_CLEAN) {
+            Some(fault) => {
+                self.stats.fills_saved += 1;
+                fault
+            }
+            None => {
+                let fault = self.alloc(FAULT_CLEAN.len() as u64)?;
+                self.queue.zero(&fault.buf, 0, FAULT_CLEAN.len())?;
+                fault
+            }
+        };
         self.fault = Some(fault);
         let dummy = self.alloc(8)?;
         self.dummy = Some(dummy);
@@ -1093,14 +1134,28 @@ impl<'c> Session<'c> {
                 }
                 head[*offset..offset + bytes.len()].copy_from_slice(bytes);
             }
-            let mem = self.alloc(at as u64)?;
-            let converted = head.len();
-            self.copy_in(&mem, 0, ColumnBytes::Converted(head))?;
-            // The header is bookkeeping, not the user's data converted.
-            self.stats.bytes_converted -= converted as u64;
-            for (offset, column) in columns {
-                self.put_column(&mem, offset, column)?;
-            }
+            // Where the buffer holds nothing else, an earlier run's with the same bytes (the
+            // same captures again, as an iteration's rounds have) is taken as it is.
+            let known = columns.is_empty() && head.len() <= arena::KNOWN_BYTES;
+            let content = known.then(|| head.clone().into_boxed_slice());
+            let mem = match content.as_ref().and_then(|c| self.scratch.hold_known(c)) {
+                Some(mem) => {
+                    self.stats.copies_saved += 1;
+                    mem
+                }
+                None => {
+                    let mem = self.alloc(at as u64)?;
+                    let converted = head.len();
+                    self.copy_in(&mem, 0, ColumnBytes::Converted(head))?;
+                    // The header is bookkeeping, not the user's data converted.
+                    self.stats.bytes_converted -= converted as u64;
+                    for (offset, column) in columns {
+                        self.put_column(&mem, offset, column)?;
+                    }
+                    mem
+                }
+            };
+            self.caps_content = content;
             self.caps = Some(mem);
             self.header = header;
         } else {

@@ -100,6 +100,9 @@ fn run<T>(
     let result = session
         .upload(&captures, &prepared.records, prepared.root_records.as_ref(), parts.root)
         .and_then(|()| session.run(sink, start));
+    if result.is_ok() {
+        session.keep_known();
+    }
     let stats = session.stats.clone();
     drop(session);
     drop(scratch);
