@@ -206,7 +206,7 @@ struct ClProgramOf {
     program: ClProgram,
     /// `clSetKernelArg` changes the kernel object, so a kernel is set up and enqueued with its
     /// mutex held.
-    kernels: Mutex<HashMap<String, Kernel>>,
+    kernels: Mutex<HashMap<String, ClKernel>>,
     device: cl_device_id,
 }
 
@@ -905,10 +905,11 @@ fn launch(
     if !kernels.contains_key(kernel) {
         let k = Kernel::create(&program.program, kernel)
             .map_err(|e| api(DeviceErrorKind::Launch, &format!("clCreateKernel `{kernel}`"), e))?;
-        kernels.insert(kernel.to_string(), k);
+        let parameters = parameters(&k)?;
+        kernels.insert(kernel.to_string(), ClKernel { kernel: k, parameters });
     }
-    let k = &kernels[kernel];
-    check_arguments(k, kernel, args)?;
+    let ClKernel { kernel: k, parameters } = &kernels[kernel];
+    check_arguments(parameters, kernel, args)?;
     for (index, arg) in args.iter().enumerate() {
         let index = index as u32;
         // SAFETY: each argument is passed with the size of the C type the kernel declares
@@ -942,27 +943,53 @@ fn finish(queue: &CommandQueue) -> Result<(), DeviceError> {
     queue.finish().map_err(|e| api(DeviceErrorKind::Launch, "clFinish", e))
 }
 
+/// A kernel object, with the parameters its program declares for it.
+struct ClKernel {
+    kernel: Kernel,
+    parameters: Parameters,
+}
+
+/// A kernel's parameters as the driver describes them, read once when the kernel object is
+/// made (a launch of a nested reduction's rows kernel passes some forty arguments: asking the
+/// driver about each at every launch took a good part of a short run's host time).
+struct Parameters {
+    count: u32,
+    /// Whether each is a global pointer; `None` from a driver that keeps no argument
+    /// information (the count is still checked).
+    global: Option<Vec<bool>>,
+}
+
+fn parameters(k: &Kernel) -> Result<Parameters, DeviceError> {
+    use opencl3::kernel::CL_KERNEL_ARG_ADDRESS_GLOBAL;
+    let count = k.num_args().map_err(|e| api(DeviceErrorKind::Launch, "clGetKernelInfo", e))?;
+    let global = (0..count)
+        .map(|index| {
+            k.get_arg_address_qualifier(index)
+                .ok()
+                .map(|qualifier| qualifier == CL_KERNEL_ARG_ADDRESS_GLOBAL)
+        })
+        .collect();
+    Ok(Parameters { count, global })
+}
+
 /// Checks `args` against the parameters `kernel` declares: their number, and a buffer exactly
 /// where the kernel takes a global pointer. A mismatch (a parcomp bug) is an error, not a
 /// launch that would read a number as a pointer.
-fn check_arguments(k: &Kernel, kernel: &str, args: &[Arg<'_>]) -> Result<(), DeviceError> {
-    use opencl3::kernel::CL_KERNEL_ARG_ADDRESS_GLOBAL;
+fn check_arguments(
+    declared: &Parameters,
+    kernel: &str,
+    args: &[Arg<'_>],
+) -> Result<(), DeviceError> {
     let mismatch = |what: String| {
         DeviceError::new(
             DeviceErrorKind::Launch,
             format!("parcomp internal error: kernel `{kernel}` launched with {what}"),
         )
     };
-    let declared = k.num_args().map_err(|e| api(DeviceErrorKind::Launch, "clGetKernelInfo", e))?;
-    if declared as usize != args.len() {
-        return Err(mismatch(format!("{} arguments, but it takes {declared}", args.len())));
+    if declared.count as usize != args.len() {
+        return Err(mismatch(format!("{} arguments, but it takes {}", args.len(), declared.count)));
     }
-    for (index, arg) in args.iter().enumerate() {
-        let Ok(qualifier) = k.get_arg_address_qualifier(index as u32) else {
-            // Drivers without argument information: the count was checked.
-            return Ok(());
-        };
-        let pointer = qualifier == CL_KERNEL_ARG_ADDRESS_GLOBAL;
+    for (index, (arg, &pointer)) in args.iter().zip(declared.global.iter().flatten()).enumerate() {
         if pointer != matches!(arg, Arg::Buffer(_)) {
             return Err(mismatch(format!(
                 "{} for parameter {index}",
