@@ -983,8 +983,12 @@ impl<'c> Session<'c> {
         if let Some(fault) = self.fault.take() {
             self.scratch.keep_known(fault, Box::new(FAULT_CLEAN));
         }
-        if let (Some(content), Some(caps)) = (self.caps_content.take(), self.caps.take()) {
-            self.scratch.keep_known(caps, content);
+        // Only a buffer whose whole content is known: else `caps` stays, and goes back with the
+        // session as any buffer.
+        if let Some(content) = self.caps_content.take() {
+            if let Some(caps) = self.caps.take() {
+                self.scratch.keep_known(caps, content);
+            }
         }
     }
 
