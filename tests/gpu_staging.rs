@@ -1,9 +1,10 @@
 //! Copies through pinned staging memory, the way a GPU's runs copy, on whatever device runs
 //! here. This binary sets `PARCOMP_DEVICE_STAGING` (read once per process) to pieces of 4,000
 //! bytes before anything runs, so that every copy of every run goes through the two pinned
-//! slots of its queue in many pieces — a value split between two pieces, reads delivered when a
-//! slot is reused and when the queue finishes, a fault read back through them — also on a CPU
-//! device (PoCL), which stages nothing by default (its memory is the host's).
+//! slots of its queue in many pieces, or its pinned mailbox for a read of at most a piece — a
+//! value split between two pieces, reads delivered when a slot is reused and when the queue
+//! finishes, a fault read back through the mailbox — also on a CPU device (PoCL), which stages
+//! nothing by default (its memory is the host's).
 
 mod support;
 
@@ -57,6 +58,20 @@ fn every_copy_through_pinned_slots_gives_the_same_results() {
     assert!(pairs.contains(&(1998, 0)) && pairs.contains(&(1999, 47)));
     if let Some(s) = s {
         all_staged(&s, 0);
+    }
+
+    // A wait whose reads are all short — the first kept values of each component, their count
+    // and the fault record — lands them in the mailbox: no read waits for a slot's last copy,
+    // as the third of four reads through two slots would.
+    let (few, s) = staged(|| par![(x, y as u8) | x <- 0..300u64, y <- 0..x % 7, (x + y) % 5 == 0]);
+    let expected: Vec<(u64, u8)> = (0..300u64)
+        .flat_map(|x| (0..x % 7).map(move |y| (x, y as u8)))
+        .filter(|&(x, y)| (x + u64::from(y)) % 5 == 0)
+        .collect();
+    assert_eq!(few, expected);
+    if let Some(s) = s {
+        all_staged(&s, 0);
+        assert_eq!(s.staging_waits, 0, "{s:?}");
     }
 
     // A nested reduction over rows, and a nested par!'s rows read back with their groups.

@@ -11,12 +11,21 @@
 //! slot is needed again or when the queue finishes. Each slot is waited for only when it is
 //! reused (a marker — an OpenCL event, a CUDA event — of the last copy through it).
 //!
+//! Beside the slots, a pinned **mailbox** of [`MAILBOX`] bytes takes the short reads: the
+//! total a sizing wait reads, the fault record read with every wait, a reduction's result, the
+//! first kept values of a filter. Each lands at a place of its own there, nothing marks it, and
+//! all are copied to their destinations when the queue finishes. Into ordinary memory each such
+//! read would wait for everything queued before it (CUDA's `cuMemcpyDtoHAsync` into pageable
+//! memory returns only once the copy has completed), so a wait that reads a total and the fault
+//! record would wait two or three times where the queue's one finish suffices.
+//!
 //! A device whose memory is the host's (a CPU device such as PoCL, an integrated GPU) stages
-//! nothing: a copy there is one `memcpy` already, and a second would only cost. Copies shorter
-//! than [`DIRECT_BELOW`] go straight from the caller's memory too: the driver stages those at
-//! once. `PARCOMP_DEVICE_STAGING` overrides the choice, read once per process: `off`, or a
-//! number of bytes per piece to stage every copy of a run on any device (the tests stage
-//! through pieces of a few kilobytes on PoCL, so that the path a GPU takes runs in CI).
+//! nothing: a copy there is one `memcpy` already, and a second would only cost. Writes shorter
+//! than [`DIRECT_BELOW`] go straight from the caller's memory too: the driver copies those
+//! into memory of its own at once and the call returns. `PARCOMP_DEVICE_STAGING` overrides the
+//! choice, read once per process: `off`, or a number of bytes per piece to stage every copy of
+//! a run on any device (the tests stage through pieces of a few kilobytes on PoCL, so that the
+//! path a GPU takes runs in CI).
 
 use super::device::{Buffer, DeviceError, StagingStats};
 use std::cell::{Cell, RefCell};
@@ -29,17 +38,24 @@ pub(crate) const PIECE: usize = 4 << 20;
 /// The largest piece `PARCOMP_DEVICE_STAGING` may ask for (a device allocates two).
 pub(crate) const MOST_PIECE: usize = 1 << 30;
 
-/// Copies shorter than this go straight from the caller's memory where staging is chosen by
+/// Writes shorter than this go straight from the caller's memory where staging is chosen by
 /// default.
 pub(crate) const DIRECT_BELOW: usize = 64 << 10;
 
-/// How a device's runs copy: through slots of `piece` bytes, copies of at least `direct_below`
-/// bytes.
+/// Bytes of a queue's pinned mailbox, beside its two slots: the short reads queued between two
+/// finishes of the queue land there (each of at most a piece).
+pub(crate) const MAILBOX: usize = 64 << 10;
+
+/// Each read's place in the mailbox starts at a multiple of this.
+const MAILBOX_ALIGN: usize = 64;
+
+/// How a device's runs copy: through slots of `piece` bytes (and the mailbox), every read and
+/// the writes of at least `direct_below` bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Staging {
     /// Bytes per slot.
     pub(crate) piece: usize,
-    /// Copies shorter than this are not staged.
+    /// Writes shorter than this are not staged.
     pub(crate) direct_below: usize,
 }
 
@@ -69,9 +85,15 @@ impl Staging {
         }
     }
 
-    /// Whether a copy of `len` bytes goes through the slots.
-    pub(crate) fn stages(&self, len: usize) -> bool {
-        len > 0 && len >= self.direct_below
+    /// Whether a copy of `len` bytes the way `way` says goes through the slots or the
+    /// mailbox: every read (into ordinary memory it would wait for the queue), a write of at
+    /// least `direct_below` bytes.
+    pub(crate) fn stages(&self, way: Way, len: usize) -> bool {
+        len > 0
+            && match way {
+                Way::In => len >= self.direct_below,
+                Way::Out => true,
+            }
     }
 }
 
@@ -102,11 +124,15 @@ pub(crate) enum Way {
     Out,
 }
 
-/// A device's two pinned slots and the copies through them, all on one in-order queue.
+/// A device's two pinned slots and its mailbox, and the copies through them, all on one
+/// in-order queue.
 pub(crate) trait Slots {
     /// Slot `slot`'s pinned memory: valid for reads and writes of the piece's bytes, for as long
     /// as the slots live, and touched by the device only during copies queued with the slot.
     fn slot(&self, slot: usize) -> *mut u8;
+    /// The mailbox's pinned memory: valid for reads and writes of [`MAILBOX`] bytes, for as long
+    /// as the slots live, and touched by the device only during reads queued into it.
+    fn mailbox(&self) -> *mut u8;
     /// Waits until the copies queued with `slot` have ended (at once when there were none).
     fn wait(&mut self, slot: usize) -> Result<(), DeviceError>;
     /// Queues a copy of `len` bytes between the slot's first bytes and `buffer` at `offset`, the
@@ -120,27 +146,65 @@ pub(crate) trait Slots {
         offset: usize,
         len: usize,
     ) -> Result<(), DeviceError>;
+    /// Queues a copy of `len` bytes of `buffer` at `offset` into the mailbox at `at` (the ring
+    /// has checked the range against the buffer, and `at + len` is at most [`MAILBOX`]). Nothing
+    /// marks it: the ring reads the mailbox only after the queue finished.
+    fn read_into_mailbox(
+        &mut self,
+        at: usize,
+        buffer: &Buffer,
+        offset: usize,
+        len: usize,
+    ) -> Result<(), DeviceError>;
 }
 
-/// A queue's use of its slots: the one to use next, which hold a copy still under way, and
-/// which hold a read still to be delivered to its destination.
+/// A queue's use of its slots and mailbox: the slot to use next, which hold a copy still under
+/// way, which hold a read still to be delivered to its destination, and the reads queued into
+/// the mailbox since the queue last finished.
 pub(crate) struct Ring {
     /// Bytes per slot.
     piece: usize,
     next: usize,
     busy: [bool; 2],
     reads: [Option<(*mut u8, usize)>; 2],
+    /// Bytes of the mailbox taken since the queue last finished.
+    mailbox_used: usize,
+    /// `(place in the mailbox, destination, length)` of each read queued into it.
+    mailbox_reads: Vec<(usize, *mut u8, usize)>,
     stats: StagingStats,
 }
 
-// SAFETY: the destinations in `reads` are the caller's, valid for writes until the queue is
-// finished (the contract of `Queue::read_async`); the ring is used by the one queue that owns
-// it, from whichever thread holds that queue, and by nothing else.
+// SAFETY: the destinations in `reads` and `mailbox_reads` are the caller's, valid for writes
+// until the queue is finished (the contract of `Queue::read_async`); the ring is used by the
+// one queue that owns it, from whichever thread holds that queue, and by nothing else.
 unsafe impl Send for Ring {}
 
 impl Ring {
     pub(crate) fn new(piece: usize) -> Ring {
-        Ring { piece, next: 0, busy: [false; 2], reads: [None, None], stats: Default::default() }
+        Ring {
+            piece,
+            next: 0,
+            busy: [false; 2],
+            reads: [None, None],
+            mailbox_used: 0,
+            mailbox_reads: Vec::new(),
+            stats: Default::default(),
+        }
+    }
+
+    /// The place in the mailbox for a read of `len` bytes, taken, where it has room and the
+    /// read is at most a piece: else the read goes through the slots.
+    fn mailbox_place(&mut self, len: usize) -> Option<usize> {
+        if len == 0 || len > self.piece.min(MAILBOX) {
+            return None;
+        }
+        let at = self.mailbox_used.next_multiple_of(MAILBOX_ALIGN);
+        // No overflow: `mailbox_used` is at most MAILBOX, and `len` too.
+        if at + len > MAILBOX {
+            return None;
+        }
+        self.mailbox_used = at + len;
+        Some(at)
     }
 
     /// What the ring did since the last call, and counting starts again.
@@ -223,6 +287,15 @@ impl Ring {
         len: usize,
     ) -> Result<(), DeviceError> {
         buffer.check_range(offset, len)?;
+        let used = self.mailbox_used;
+        if let Some(at) = self.mailbox_place(len) {
+            if let Err(e) = slots.read_into_mailbox(at, buffer, offset, len) {
+                self.mailbox_used = used;
+                return Err(e);
+            }
+            self.mailbox_reads.push((at, out, len));
+            return Ok(());
+        }
         for (at, n) in self.pieces(len) {
             let slot = self.take_slot(slots)?;
             slots.copy(slot, Way::Out, buffer, offset + at, n)?;
@@ -233,8 +306,9 @@ impl Ring {
         Ok(())
     }
 
-    /// After the queue finished: the reads the slots still hold delivered when it finished
-    /// without error (`ok`), dropped otherwise (their destinations are not written).
+    /// After the queue finished: the reads the slots and the mailbox still hold delivered when
+    /// it finished without error (`ok`), dropped otherwise (their destinations are not
+    /// written).
     pub(crate) fn finished(&mut self, slots: &mut dyn Slots, ok: bool) {
         for slot in 0..2 {
             if self.busy[slot] {
@@ -248,6 +322,18 @@ impl Ring {
                 self.reads[slot] = None;
             }
         }
+        for (at, out, len) in self.mailbox_reads.drain(..) {
+            if ok {
+                // SAFETY: the queue finished, so the read into the mailbox at `at` has ended
+                // and its `len` bytes (inside the mailbox: `mailbox_place`) are the read's;
+                // `out` is the destination `read` was given, valid for `len` bytes of writes
+                // until the queue is finished, which has not yet returned to the caller;
+                // pinned memory and the caller's do not overlap.
+                unsafe { std::ptr::copy_nonoverlapping(slots.mailbox().add(at), out, len) };
+                self.stats.bytes += len as u64;
+            }
+        }
+        self.mailbox_used = 0;
     }
 }
 
@@ -274,16 +360,17 @@ impl<S: Slots> QueueStaging<S> {
         QueueStaging { staging, staged: RefCell::new(pooled), unstaged: Cell::new(false) }
     }
 
-    /// Runs `copy` with the slots and their ring when a copy of `len` bytes goes through them
-    /// (made by `make`, given the piece's bytes, on first use); `None` when it goes straight
-    /// (no staging on this device, a short copy, or no pinned memory to be had).
+    /// Runs `copy` with the slots and their ring when a copy of `len` bytes the way `way` says
+    /// goes through them (made by `make`, given the piece's bytes, on first use); `None` when it
+    /// goes straight (no staging on this device, a short write, or no pinned memory to be had).
     pub(crate) fn copy<R>(
         &self,
+        way: Way,
         len: usize,
         make: impl FnOnce(usize) -> Result<S, DeviceError>,
         copy: impl FnOnce(&mut S, &mut Ring) -> R,
     ) -> Option<R> {
-        let staging = self.staging.filter(|s| s.stages(len))?;
+        let staging = self.staging.filter(|s| s.stages(way, len))?;
         if self.unstaged.get() {
             return None;
         }
@@ -334,11 +421,13 @@ mod tests {
     /// runs them), into buffers of host memory: reusing a slot before its copy ran, or
     /// delivering a read before it landed, gives wrong bytes.
     struct Lazy {
-        /// The slots' memory, reached only through `base` (as pinned memory is, by pointer).
+        /// The slots' and the mailbox's memory, reached only through `base` (as pinned memory
+        /// is, by pointer).
         _slots: Vec<u8>,
         base: *mut u8,
         piece: usize,
-        queued: Vec<(usize, bool, *const Buffer, usize, usize)>,
+        /// `(slot, or 2 for the mailbox; byte of it; to the device; buffer; offset; length)`.
+        queued: Vec<(usize, usize, bool, *const Buffer, usize, usize)>,
     }
 
     fn memory(buffer: &Buffer) -> std::sync::MutexGuard<'_, Vec<u8>> {
@@ -351,7 +440,7 @@ mod tests {
 
     impl Lazy {
         fn new(piece: usize) -> Lazy {
-            let mut slots = vec![0xEE; 2 * piece];
+            let mut slots = vec![0xEE; 2 * piece + MAILBOX];
             let base = slots.as_mut_ptr();
             Lazy { _slots: slots, base, piece, queued: Vec::new() }
         }
@@ -365,12 +454,13 @@ mod tests {
                 },
                 None => self.queued.len(),
             };
-            for (slot, to_device, buffer, offset, len) in self.queued.drain(..upto) {
+            for (slot, at, to_device, buffer, offset, len) in self.queued.drain(..upto) {
                 // SAFETY: the buffers outlive the copies queued on them.
                 let mut device = memory(unsafe { &*buffer });
-                // SAFETY: `len` is at most a piece, inside the slot.
+                // SAFETY: `len` is at most a piece, inside the slot; `at + len` at most MAILBOX
+                // in the mailbox, which follows the two slots.
                 let pinned = unsafe {
-                    std::slice::from_raw_parts_mut(self.base.add(slot * self.piece), len)
+                    std::slice::from_raw_parts_mut(self.base.add(slot * self.piece + at), len)
                 };
                 if to_device {
                     device[offset..offset + len].copy_from_slice(pinned);
@@ -386,6 +476,10 @@ mod tests {
             // SAFETY: slot 0 or 1 of two.
             unsafe { self.base.add(slot * self.piece) }
         }
+        fn mailbox(&self) -> *mut u8 {
+            // SAFETY: the mailbox follows the two slots.
+            unsafe { self.base.add(2 * self.piece) }
+        }
         fn wait(&mut self, slot: usize) -> Result<(), DeviceError> {
             self.run(Some(slot));
             Ok(())
@@ -398,7 +492,18 @@ mod tests {
             o: usize,
             n: usize,
         ) -> Result<(), DeviceError> {
-            self.queued.push((s, way == Way::In, b, o, n));
+            self.queued.push((s, 0, way == Way::In, b, o, n));
+            Ok(())
+        }
+        fn read_into_mailbox(
+            &mut self,
+            at: usize,
+            b: &Buffer,
+            o: usize,
+            n: usize,
+        ) -> Result<(), DeviceError> {
+            assert!(at % MAILBOX_ALIGN == 0 && at + n <= MAILBOX, "{at} + {n}");
+            self.queued.push((2, at, false, b, o, n));
             Ok(())
         }
     }
@@ -437,8 +542,9 @@ mod tests {
                 ring.finished(&mut slots, true);
                 assert_eq!(&back[..10], &more[..], "piece {piece}, length {len}");
                 assert_eq!(&back[10..], &data[..], "piece {piece}, length {len}");
-                let pieces =
-                    len.div_ceil(piece) + 10usize.div_ceil(piece) + (len + 10).div_ceil(piece);
+                // A read of at most a piece lands in the mailbox, which takes no slot.
+                let read_pieces = if len + 10 <= piece { 0 } else { (len + 10).div_ceil(piece) };
+                let pieces = len.div_ceil(piece) + 10usize.div_ceil(piece) + read_pieces;
                 let stats = ring.take_stats();
                 assert_eq!(stats.bytes, 2 * (len as u64 + 10), "piece {piece}, length {len}");
                 assert_eq!(stats.waits as usize, pieces.saturating_sub(2));
@@ -501,11 +607,78 @@ mod tests {
     }
 
     #[test]
-    fn short_copies_go_straight_where_staging_is_by_default() {
+    fn short_writes_go_straight_where_staging_is_by_default_and_every_read_is_staged() {
         let staging = Staging { piece: PIECE, direct_below: DIRECT_BELOW };
-        assert!(!staging.stages(0));
-        assert!(!staging.stages(DIRECT_BELOW - 1));
-        assert!(staging.stages(DIRECT_BELOW));
-        assert!(staging.stages(10 * PIECE));
+        assert!(!staging.stages(Way::In, 0));
+        assert!(!staging.stages(Way::In, DIRECT_BELOW - 1));
+        assert!(staging.stages(Way::In, DIRECT_BELOW));
+        assert!(staging.stages(Way::In, 10 * PIECE));
+        assert!(!staging.stages(Way::Out, 0));
+        for len in [1, 8, 32, DIRECT_BELOW - 1, DIRECT_BELOW, 10 * PIECE] {
+            assert!(staging.stages(Way::Out, len), "{len}");
+        }
+    }
+
+    #[test]
+    fn short_reads_land_in_the_mailbox_without_a_wait_and_only_when_the_queue_finished() {
+        let piece = 4096;
+        let mut slots = Lazy::new(piece);
+        let mut ring = Ring::new(piece);
+        let device = buffer(1000);
+        let data = bytes(1000, 9);
+        write(&mut ring, &mut slots, &device, 0, &data).unwrap();
+        // A sizing wait's reads: a total, the fault record, a few values; more than two of them,
+        // so that through the slots the third would wait for the first.
+        let mut outs: Vec<Vec<u8>> = [8, 32, 3, 100, 8].iter().map(|&n| vec![0u8; n]).collect();
+        let ats = [992, 0, 17, 500, 8];
+        for (out, &at) in outs.iter_mut().zip(&ats) {
+            read(&mut ring, &mut slots, &device, at, out).unwrap();
+        }
+        // Overwrites what the reads above take, after them in the queue.
+        write(&mut ring, &mut slots, &device, 0, &[0u8; 1000]).unwrap();
+        assert_eq!(ring.stats.waits, 0, "no read waited for a slot");
+        assert!(outs.iter().all(|o| o.iter().all(|&b| b == 0)), "nothing delivered yet");
+        slots.run(None);
+        ring.finished(&mut slots, true);
+        for (out, &at) in outs.iter().zip(&ats) {
+            assert_eq!(out[..], data[at..at + out.len()], "the read at {at}");
+        }
+        let staged: usize = 1000 + outs.iter().map(Vec::len).sum::<usize>() + 1000;
+        assert_eq!(ring.take_stats(), StagingStats { bytes: staged as u64, waits: 0 });
+
+        // The mailbox is whole again after the finish; a failed queue delivers nothing from it.
+        let mut out = [7u8; 8];
+        read(&mut ring, &mut slots, &device, 0, &mut out).unwrap();
+        slots.run(None);
+        ring.finished(&mut slots, false);
+        assert_eq!(out, [7u8; 8]);
+    }
+
+    #[test]
+    fn reads_past_the_mailbox_go_through_the_slots() {
+        let piece = 4096;
+        let mut slots = Lazy::new(piece);
+        let mut ring = Ring::new(piece);
+        let device = buffer(2 * piece);
+        let data = bytes(2 * piece, 4);
+        write(&mut ring, &mut slots, &device, 0, &data).unwrap();
+        // A piece each: the mailbox holds MAILBOX / piece of them, the rest take the slots.
+        let count = MAILBOX / piece + 3;
+        let mut outs = vec![vec![0u8; piece]; count];
+        for (k, out) in outs.iter_mut().enumerate() {
+            read(&mut ring, &mut slots, &device, k % 2 * piece, out).unwrap();
+        }
+        // Longer than a piece: through the slots, in pieces.
+        let mut long = vec![0u8; 2 * piece];
+        read(&mut ring, &mut slots, &device, 0, &mut long).unwrap();
+        slots.run(None);
+        ring.finished(&mut slots, true);
+        for (k, out) in outs.iter().enumerate() {
+            assert_eq!(out[..], data[k % 2 * piece..][..piece], "read {k}");
+        }
+        assert_eq!(long, data);
+        // The write's two pieces, the three reads past the mailbox, the long read's two pieces:
+        // each use of a slot after the first two waits for its last copy.
+        assert_eq!(ring.take_stats().waits, 2 + 3 + 2 - 2);
     }
 }

@@ -18,7 +18,7 @@ use super::device::{
     Arg, Buffer, Device, DeviceError, DeviceErrorKind, DeviceInfo, Mark, Program, Queue,
     StagingStats,
 };
-use super::staging::{lane_chosen, PooledSlots, QueueStaging, Ring, Slots, Staging, Way};
+use super::staging::{lane_chosen, PooledSlots, QueueStaging, Ring, Slots, Staging, Way, MAILBOX};
 use cudarc::driver::{result, sys, CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 use std::any::Any;
@@ -466,13 +466,14 @@ impl CudaQueue<'_> {
     }
 
     /// Runs `copy` through the stream's pinned slots (made on first use) when a copy of `len`
-    /// bytes goes through them; `None` when it goes straight.
+    /// bytes the way `way` says goes through them; `None` when it goes straight.
     fn staged<R>(
         &self,
+        way: Way,
         len: usize,
         copy: impl FnOnce(&mut CudaSlots, &mut Ring) -> R,
     ) -> Option<R> {
-        self.staging().copy(len, |piece| CudaSlots::new(self.device, self.raw(), piece), copy)
+        self.staging().copy(way, len, |piece| CudaSlots::new(self.device, self.raw(), piece), copy)
     }
 }
 
@@ -504,8 +505,8 @@ impl Drop for CudaEvent {
     }
 }
 
-/// Two slots of page-locked host memory (`cuMemAllocHost`), the stream their copies go to, and
-/// an event recorded after the last copy through each.
+/// Two slots and a mailbox of page-locked host memory (`cuMemAllocHost`), the stream their copies
+/// go to, and an event recorded after the last copy through each slot.
 struct CudaSlots {
     host: *mut u8,
     piece: usize,
@@ -521,8 +522,8 @@ unsafe impl Send for CudaSlots {}
 
 impl CudaSlots {
     fn new(device: &CudaDevice, stream: sys::CUstream, piece: usize) -> Result<Self, DeviceError> {
-        // Two slots (a piece is at most 1 GiB: no overflow).
-        let bytes = 2 * piece;
+        // Two slots, then the mailbox (a piece is at most 1 GiB: no overflow).
+        let bytes = 2 * piece + MAILBOX;
         device.bind()?;
         let flags = sys::CUevent_flags::CU_EVENT_DISABLE_TIMING;
         let first = result::event::create(flags)
@@ -573,6 +574,30 @@ impl Slots for CudaSlots {
     fn slot(&self, slot: usize) -> *mut u8 {
         // SAFETY: slot 0 or 1 of two pieces, inside the allocation.
         unsafe { self.host.add(slot * self.piece) }
+    }
+
+    fn mailbox(&self) -> *mut u8 {
+        // SAFETY: the mailbox follows the two pieces, inside the allocation.
+        unsafe { self.host.add(2 * self.piece) }
+    }
+
+    fn read_into_mailbox(
+        &mut self,
+        at: usize,
+        buffer: &Buffer,
+        offset: usize,
+        len: usize,
+    ) -> Result<(), DeviceError> {
+        let device = memory_of(buffer)?.ptr + offset as u64;
+        // SAFETY: `at + len` is at most MAILBOX (the ring's promise): inside the allocation.
+        let to = unsafe { self.mailbox().add(at) };
+        self.bind()?;
+        // SAFETY: the ring checked the range against the buffer; the host reads the mailbox's
+        // bytes only after the stream finished, when this copy has ended. Into page-locked
+        // memory the copy is queued on the stream and the call returns at once.
+        unsafe { sys::cuMemcpyDtoHAsync_v2(to.cast::<c_void>(), device, len, self.stream) }
+            .result()
+            .map_err(|e| api(DeviceErrorKind::Transfer, "cuMemcpyDtoHAsync (into the mailbox)", e))
     }
 
     fn wait(&mut self, slot: usize) -> Result<(), DeviceError> {
@@ -648,7 +673,7 @@ impl Queue for CudaQueue<'_> {
         if len == 0 {
             return Ok(());
         }
-        let staged = self.staged(len, |slots, ring| {
+        let staged = self.staged(Way::In, len, |slots, ring| {
             // SAFETY: the caller keeps `data..data + len` valid until the stream is finished,
             // longer than the call.
             unsafe { ring.write(slots, buffer, offset, data, len) }
@@ -683,7 +708,7 @@ impl Queue for CudaQueue<'_> {
         if len == 0 {
             return Ok(());
         }
-        let staged = self.staged(len, |slots, ring| {
+        let staged = self.staged(Way::Out, len, |slots, ring| {
             // SAFETY: the caller keeps `out..out + len` valid and untouched until the stream is
             // finished, which is when the ring delivers the reads it holds.
             unsafe { ring.read(slots, buffer, offset, out, len) }

@@ -9,7 +9,7 @@ use super::device::{
     Arg, Buffer, Device, DeviceError, DeviceErrorKind, DeviceInfo, Mark, Program, Queue,
     StagingStats, GROUP,
 };
-use super::staging::{lane_chosen, PooledSlots, QueueStaging, Ring, Slots, Staging, Way};
+use super::staging::{lane_chosen, PooledSlots, QueueStaging, Ring, Slots, Staging, Way, MAILBOX};
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
 use opencl3::device::{
@@ -411,9 +411,14 @@ impl ClQueue<'_> {
     }
 
     /// Runs `copy` through the queue's pinned slots (made on first use) when a copy of `len`
-    /// bytes goes through them; `None` when it goes straight.
-    fn staged<R>(&self, len: usize, copy: impl FnOnce(&mut ClSlots, &mut Ring) -> R) -> Option<R> {
-        self.staging().copy(len, |piece| ClSlots::new(self.device, self.queue(), piece), copy)
+    /// bytes the way `way` says goes through them; `None` when it goes straight.
+    fn staged<R>(
+        &self,
+        way: Way,
+        len: usize,
+        copy: impl FnOnce(&mut ClSlots, &mut Ring) -> R,
+    ) -> Option<R> {
+        self.staging().copy(way, len, |piece| ClSlots::new(self.device, self.queue(), piece), copy)
     }
 }
 
@@ -438,10 +443,10 @@ impl Drop for ClEvent {
     }
 }
 
-/// Two slots of pinned memory: a buffer the driver allocates in host memory it can reach by DMA
-/// (`CL_MEM_ALLOC_HOST_PTR`), mapped once for its whole life, whose host pointer the copies of
-/// one queue read and write (the way GPU vendors' guides give pinned transfers in OpenCL), and
-/// the event of the last copy through each slot.
+/// Two slots and a mailbox of pinned memory: a buffer the driver allocates in host memory it can
+/// reach by DMA (`CL_MEM_ALLOC_HOST_PTR`), mapped once for its whole life, whose host pointer the
+/// copies of one queue read and write (the way GPU vendors' guides give pinned transfers in
+/// OpenCL), and the event of the last copy through each slot.
 struct ClSlots {
     pinned: ClBuffer<u8>,
     host: *mut u8,
@@ -454,8 +459,8 @@ struct ClSlots {
 
 impl ClSlots {
     fn new(device: &OpenClDevice, queue: &CommandQueue, piece: usize) -> Result<Self, DeviceError> {
-        // Two slots (a piece is at most 1 GiB: no overflow).
-        let bytes = 2 * piece;
+        // Two slots, then the mailbox (a piece is at most 1 GiB: no overflow).
+        let bytes = 2 * piece + MAILBOX;
         // SAFETY: no host pointer is passed: OpenCL allocates the memory itself, in host memory
         // it can reach (`CL_MEM_ALLOC_HOST_PTR`).
         let pinned = unsafe {
@@ -505,6 +510,38 @@ impl Slots for ClSlots {
     fn slot(&self, slot: usize) -> *mut u8 {
         // SAFETY: slot 0 or 1 of two pieces, inside the mapped buffer.
         unsafe { self.host.add(slot * self.piece) }
+    }
+
+    fn mailbox(&self) -> *mut u8 {
+        // SAFETY: the mailbox follows the two pieces, inside the mapped buffer.
+        unsafe { self.host.add(2 * self.piece) }
+    }
+
+    fn read_into_mailbox(
+        &mut self,
+        at: usize,
+        buffer: &Buffer,
+        offset: usize,
+        len: usize,
+    ) -> Result<(), DeviceError> {
+        // SAFETY: `at + len` is at most MAILBOX (the ring's promise): inside the mapped buffer.
+        let to = unsafe { self.mailbox().add(at) }.cast::<c_void>();
+        // SAFETY: the ring checked the range against the buffer; the host reads the mailbox's
+        // bytes only after the queue finished, when this read has ended.
+        unsafe {
+            cl3::command_queue::enqueue_read_buffer(
+                self.queue,
+                mem_of(buffer).0.get(),
+                CL_NON_BLOCKING,
+                offset,
+                len,
+                to,
+                0,
+                ptr::null(),
+            )
+            .map(release)
+        }
+        .map_err(|e| api(DeviceErrorKind::Transfer, "clEnqueueReadBuffer (into the mailbox)", e))
     }
 
     fn wait(&mut self, slot: usize) -> Result<(), DeviceError> {
@@ -605,7 +642,7 @@ impl Queue for ClQueue<'_> {
         if len == 0 {
             return Ok(());
         }
-        let staged = self.staged(len, |slots, ring| {
+        let staged = self.staged(Way::In, len, |slots, ring| {
             // SAFETY: the caller keeps `data..data + len` valid until the queue is finished, longer
             // than the call.
             unsafe { ring.write(slots, buffer, offset, data, len) }
@@ -643,7 +680,7 @@ impl Queue for ClQueue<'_> {
         if len == 0 {
             return Ok(());
         }
-        let staged = self.staged(len, |slots, ring| {
+        let staged = self.staged(Way::Out, len, |slots, ring| {
             // SAFETY: the caller keeps `out..out + len` valid and untouched until the queue is
             // finished, which is when the ring delivers the reads it holds.
             unsafe { ring.read(slots, buffer, offset, out, len) }
