@@ -642,15 +642,19 @@ impl Drop for CudaSlots {
         if self.bind().is_err() {
             return;
         }
+        // The reads into the mailbox carry no event: the stream's end is theirs (a stream is
+        // synchronised before it goes back to the pool, so this returns at once).
+        // SAFETY: the stream is alive (streams are destroyed only with the process).
+        let _ = unsafe { result::stream::synchronize(self.stream) };
         for slot in 0..2 {
             // SAFETY: the events were created in `new` and are destroyed once, here, after the
-            // copies they mark (a stream is synchronised before it goes back to the pool).
+            // copies they mark.
             let _ = unsafe { result::event::synchronize(self.events[slot]) };
             // SAFETY: as above.
             let _ = unsafe { result::event::destroy(self.events[slot]) };
         }
         // SAFETY: allocated by `cuMemAllocHost` in `new` and freed once; no copy uses it any
-        // more (the events above completed).
+        // more (the stream and the events above completed).
         let _ = unsafe { result::free_host(self.host.cast::<c_void>()) };
     }
 }

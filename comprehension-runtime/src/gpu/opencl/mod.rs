@@ -613,9 +613,10 @@ impl Drop for ClSlots {
                 ptr::null(),
             )
         };
-        if unmapped.map(release).is_ok() {
-            let _ = cl3::command_queue::finish(self.queue);
-        }
+        let _ = unmapped.map(release);
+        // The slots' copies, the reads into the mailbox (which carry no event) and the unmap
+        // end before the buffer is released.
+        let _ = cl3::command_queue::finish(self.queue);
     }
 }
 
