@@ -264,10 +264,15 @@ impl Scratch {
                 buffer
             }
         };
+        self.count_held(&buffer);
+        Ok(buffer)
+    }
+
+    /// Counts `buffer` as the run's from now on (its live bytes and their peak).
+    fn count_held(&self, buffer: &Buffer) {
         let live = self.live.get() + buffer.bytes() as u64;
         self.live.set(live);
         self.peak.set(self.peak.get().max(live));
-        Ok(buffer)
     }
 
     /// A buffer of at least `bytes` (and at least 8) that goes back to this scratch memory when
@@ -284,9 +289,7 @@ impl Scratch {
     /// an earlier run ([`Self::keep_known`]), if the arena has one: nothing needs writing.
     pub(crate) fn hold_known(&self, content: &[u8]) -> Option<Mem<'_>> {
         let buf = self.arena.take_known(content)?;
-        let live = self.live.get() + buf.bytes() as u64;
-        self.live.set(live);
-        self.peak.set(self.peak.get().max(live));
+        self.count_held(&buf);
         Some(Mem { buf: ManuallyDrop::new(buf), scratch: self })
     }
 

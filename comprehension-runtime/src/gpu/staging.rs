@@ -124,34 +124,42 @@ pub(crate) enum Way {
     Out,
 }
 
+/// Where in a queue's pinned memory a copy goes: slot 0 or 1 (a piece each), or the mailbox
+/// from its byte `at` on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Place {
+    Slot(usize),
+    Mailbox(usize),
+}
+
+impl Place {
+    /// Where the place starts in memory laid out as the two slots, then the mailbox.
+    pub(crate) fn offset(self, piece: usize) -> usize {
+        match self {
+            Place::Slot(slot) => slot * piece,
+            Place::Mailbox(at) => 2 * piece + at,
+        }
+    }
+}
+
 /// A device's two pinned slots and its mailbox, and the copies through them, all on one
 /// in-order queue.
 pub(crate) trait Slots {
-    /// Slot `slot`'s pinned memory: valid for reads and writes of the piece's bytes, for as long
-    /// as the slots live, and touched by the device only during copies queued with the slot.
-    fn slot(&self, slot: usize) -> *mut u8;
-    /// The mailbox's pinned memory: valid for reads and writes of [`MAILBOX`] bytes, for as long
-    /// as the slots live, and touched by the device only during reads queued into it.
-    fn mailbox(&self) -> *mut u8;
+    /// The pinned memory of `place`, laid out as [`Place::offset`] says (`2 * piece +
+    /// MAILBOX` bytes in all): valid for reads and writes for as long as the slots live, and
+    /// touched by the device only during copies queued with the place.
+    fn host(&self, place: Place) -> *mut u8;
     /// Waits until the copies queued with `slot` have ended (at once when there were none).
     fn wait(&mut self, slot: usize) -> Result<(), DeviceError>;
-    /// Queues a copy of `len` bytes between the slot's first bytes and `buffer` at `offset`, the
-    /// way `way` says (the ring has checked the range against the buffer, and `len` is at most a
-    /// piece), and marks the slot in use until it ends.
+    /// Queues a copy of `len` bytes between the place's first bytes and `buffer` at `offset`,
+    /// the way `way` says (the ring has checked the range against the buffer, and the bytes lie
+    /// inside the place: at most a piece in a slot, up to [`MAILBOX`] in the mailbox). A slot is
+    /// marked in use until the copy ends; nothing marks a read into the mailbox, which the ring
+    /// reads only after the queue finished.
     fn copy(
         &mut self,
-        slot: usize,
+        place: Place,
         way: Way,
-        buffer: &Buffer,
-        offset: usize,
-        len: usize,
-    ) -> Result<(), DeviceError>;
-    /// Queues a copy of `len` bytes of `buffer` at `offset` into the mailbox at `at` (the ring
-    /// has checked the range against the buffer, and `at + len` is at most [`MAILBOX`]). Nothing
-    /// marks it: the ring reads the mailbox only after the queue finished.
-    fn read_into_mailbox(
-        &mut self,
-        at: usize,
         buffer: &Buffer,
         offset: usize,
         len: usize,
@@ -239,7 +247,7 @@ impl Ring {
             // `read` was given, valid for `len` bytes of writes until the queue is finished,
             // which has not yet returned to the caller; pinned memory and the caller's do not
             // overlap.
-            unsafe { std::ptr::copy_nonoverlapping(slots.slot(slot), out, len) };
+            unsafe { std::ptr::copy_nonoverlapping(slots.host(Place::Slot(slot)), out, len) };
             self.stats.bytes += len as u64;
         }
     }
@@ -263,9 +271,11 @@ impl Ring {
             let slot = self.take_slot(slots)?;
             // SAFETY: `at + n <= len`, inside the caller's bytes (the caller's promise); the slot
             // holds a piece, at least `n` bytes, and no copy uses it now (`take_slot`).
-            unsafe { std::ptr::copy_nonoverlapping(data.add(at), slots.slot(slot), n) };
+            unsafe {
+                std::ptr::copy_nonoverlapping(data.add(at), slots.host(Place::Slot(slot)), n)
+            };
             self.stats.bytes += n as u64;
-            slots.copy(slot, Way::In, buffer, offset + at, n)?;
+            slots.copy(Place::Slot(slot), Way::In, buffer, offset + at, n)?;
             self.busy[slot] = true;
         }
         Ok(())
@@ -289,7 +299,7 @@ impl Ring {
         buffer.check_range(offset, len)?;
         let used = self.mailbox_used;
         if let Some(at) = self.mailbox_place(len) {
-            if let Err(e) = slots.read_into_mailbox(at, buffer, offset, len) {
+            if let Err(e) = slots.copy(Place::Mailbox(at), Way::Out, buffer, offset, len) {
                 self.mailbox_used = used;
                 return Err(e);
             }
@@ -298,7 +308,7 @@ impl Ring {
         }
         for (at, n) in self.pieces(len) {
             let slot = self.take_slot(slots)?;
-            slots.copy(slot, Way::Out, buffer, offset + at, n)?;
+            slots.copy(Place::Slot(slot), Way::Out, buffer, offset + at, n)?;
             self.busy[slot] = true;
             // SAFETY: `at + n <= len`: inside the caller's destination.
             self.reads[slot] = Some((unsafe { out.add(at) }, n));
@@ -329,7 +339,7 @@ impl Ring {
                 // `out` is the destination `read` was given, valid for `len` bytes of writes
                 // until the queue is finished, which has not yet returned to the caller;
                 // pinned memory and the caller's do not overlap.
-                unsafe { std::ptr::copy_nonoverlapping(slots.mailbox().add(at), out, len) };
+                unsafe { std::ptr::copy_nonoverlapping(slots.host(Place::Mailbox(at)), out, len) };
                 self.stats.bytes += len as u64;
             }
         }
@@ -426,8 +436,8 @@ mod tests {
         _slots: Vec<u8>,
         base: *mut u8,
         piece: usize,
-        /// `(slot, or 2 for the mailbox; byte of it; to the device; buffer; offset; length)`.
-        queued: Vec<(usize, usize, bool, *const Buffer, usize, usize)>,
+        /// `(place, to the device, buffer, offset, length)`.
+        queued: Vec<(Place, bool, *const Buffer, usize, usize)>,
     }
 
     fn memory(buffer: &Buffer) -> std::sync::MutexGuard<'_, Vec<u8>> {
@@ -448,20 +458,20 @@ mod tests {
         /// Runs the queued copies up to and including the last one of `slot` (all: `None`).
         fn run(&mut self, slot: Option<usize>) {
             let upto = match slot {
-                Some(s) => match self.queued.iter().rposition(|q| q.0 == s) {
+                Some(s) => match self.queued.iter().rposition(|q| q.0 == Place::Slot(s)) {
                     Some(last) => last + 1,
                     None => return,
                 },
                 None => self.queued.len(),
             };
-            for (slot, at, to_device, buffer, offset, len) in self.queued.drain(..upto) {
+            let (base, piece) = (self.base, self.piece);
+            for (place, to_device, buffer, offset, len) in self.queued.drain(..upto) {
                 // SAFETY: the buffers outlive the copies queued on them.
                 let mut device = memory(unsafe { &*buffer });
-                // SAFETY: `len` is at most a piece, inside the slot; `at + len` at most MAILBOX
-                // in the mailbox, which follows the two slots.
-                let pinned = unsafe {
-                    std::slice::from_raw_parts_mut(self.base.add(slot * self.piece + at), len)
-                };
+                // SAFETY: the bytes lie inside the place (`Slots::copy`'s promise), in the
+                // memory laid out as `Place::offset` says.
+                let pinned =
+                    unsafe { std::slice::from_raw_parts_mut(base.add(place.offset(piece)), len) };
                 if to_device {
                     device[offset..offset + len].copy_from_slice(pinned);
                 } else {
@@ -472,13 +482,10 @@ mod tests {
     }
 
     impl Slots for Lazy {
-        fn slot(&self, slot: usize) -> *mut u8 {
-            // SAFETY: slot 0 or 1 of two.
-            unsafe { self.base.add(slot * self.piece) }
-        }
-        fn mailbox(&self) -> *mut u8 {
-            // SAFETY: the mailbox follows the two slots.
-            unsafe { self.base.add(2 * self.piece) }
+        fn host(&self, place: Place) -> *mut u8 {
+            // SAFETY: a slot or a byte of the mailbox, inside the memory laid out as
+            // `Place::offset` says.
+            unsafe { self.base.add(place.offset(self.piece)) }
         }
         fn wait(&mut self, slot: usize) -> Result<(), DeviceError> {
             self.run(Some(slot));
@@ -486,24 +493,17 @@ mod tests {
         }
         fn copy(
             &mut self,
-            s: usize,
+            place: Place,
             way: Way,
             b: &Buffer,
             o: usize,
             n: usize,
         ) -> Result<(), DeviceError> {
-            self.queued.push((s, 0, way == Way::In, b, o, n));
-            Ok(())
-        }
-        fn read_into_mailbox(
-            &mut self,
-            at: usize,
-            b: &Buffer,
-            o: usize,
-            n: usize,
-        ) -> Result<(), DeviceError> {
-            assert!(at % MAILBOX_ALIGN == 0 && at + n <= MAILBOX, "{at} + {n}");
-            self.queued.push((2, at, false, b, o, n));
+            if let Place::Mailbox(at) = place {
+                assert!(way == Way::Out, "only reads go to the mailbox");
+                assert!(at % MAILBOX_ALIGN == 0 && at + n <= MAILBOX, "{at} + {n}");
+            }
+            self.queued.push((place, way == Way::In, b, o, n));
             Ok(())
         }
     }

@@ -18,7 +18,9 @@ use super::device::{
     Arg, Buffer, Device, DeviceError, DeviceErrorKind, DeviceInfo, Mark, Program, Queue,
     StagingStats,
 };
-use super::staging::{lane_chosen, PooledSlots, QueueStaging, Ring, Slots, Staging, Way, MAILBOX};
+use super::staging::{
+    lane_chosen, Place, PooledSlots, QueueStaging, Ring, Slots, Staging, Way, MAILBOX,
+};
 use cudarc::driver::{result, sys, CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 use std::any::Any;
@@ -571,33 +573,10 @@ impl CudaSlots {
 }
 
 impl Slots for CudaSlots {
-    fn slot(&self, slot: usize) -> *mut u8 {
-        // SAFETY: slot 0 or 1 of two pieces, inside the allocation.
-        unsafe { self.host.add(slot * self.piece) }
-    }
-
-    fn mailbox(&self) -> *mut u8 {
-        // SAFETY: the mailbox follows the two pieces, inside the allocation.
-        unsafe { self.host.add(2 * self.piece) }
-    }
-
-    fn read_into_mailbox(
-        &mut self,
-        at: usize,
-        buffer: &Buffer,
-        offset: usize,
-        len: usize,
-    ) -> Result<(), DeviceError> {
-        let device = memory_of(buffer)?.ptr + offset as u64;
-        // SAFETY: `at + len` is at most MAILBOX (the ring's promise): inside the allocation.
-        let to = unsafe { self.mailbox().add(at) };
-        self.bind()?;
-        // SAFETY: the ring checked the range against the buffer; the host reads the mailbox's
-        // bytes only after the stream finished, when this copy has ended. Into page-locked
-        // memory the copy is queued on the stream and the call returns at once.
-        unsafe { sys::cuMemcpyDtoHAsync_v2(to.cast::<c_void>(), device, len, self.stream) }
-            .result()
-            .map_err(|e| api(DeviceErrorKind::Transfer, "cuMemcpyDtoHAsync (into the mailbox)", e))
+    fn host(&self, place: Place) -> *mut u8 {
+        // SAFETY: a slot or a byte of the mailbox, inside the allocation, laid out as
+        // `Place::offset` says.
+        unsafe { self.host.add(place.offset(self.piece)) }
     }
 
     fn wait(&mut self, slot: usize) -> Result<(), DeviceError> {
@@ -609,17 +588,19 @@ impl Slots for CudaSlots {
 
     fn copy(
         &mut self,
-        slot: usize,
+        place: Place,
         way: Way,
         buffer: &Buffer,
         offset: usize,
         len: usize,
     ) -> Result<(), DeviceError> {
-        let (device, host) = (memory_of(buffer)?.ptr + offset as u64, self.slot(slot));
+        let (device, host) = (memory_of(buffer)?.ptr + offset as u64, self.host(place));
         self.bind()?;
-        // SAFETY: the ring checked the range against the buffer, and `len` is at most a piece;
-        // the host does not touch the slot's bytes again until the event recorded after this
-        // copy completed (the ring waits for it, or for the stream).
+        // SAFETY: the ring checked the range against the buffer, and the bytes lie inside the
+        // place; the host does not touch them again until the copy ended: a slot's until the
+        // event recorded after it completed (the ring waits for it, or for the stream), the
+        // mailbox's until the stream finished. Page-locked memory: the copy is queued on the
+        // stream and the call returns at once.
         let copied = unsafe {
             match way {
                 Way::In => {
@@ -633,7 +614,10 @@ impl Slots for CudaSlots {
         copied
             .result()
             .map_err(|e| api(DeviceErrorKind::Transfer, "a staged cuMemcpy{HtoD,DtoH}Async", e))?;
-        self.mark(slot)
+        match place {
+            Place::Slot(slot) => self.mark(slot),
+            Place::Mailbox(_) => Ok(()),
+        }
     }
 }
 

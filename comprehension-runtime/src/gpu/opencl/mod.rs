@@ -9,7 +9,9 @@ use super::device::{
     Arg, Buffer, Device, DeviceError, DeviceErrorKind, DeviceInfo, Mark, Program, Queue,
     StagingStats, GROUP,
 };
-use super::staging::{lane_chosen, PooledSlots, QueueStaging, Ring, Slots, Staging, Way, MAILBOX};
+use super::staging::{
+    lane_chosen, Place, PooledSlots, QueueStaging, Ring, Slots, Staging, Way, MAILBOX,
+};
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
 use opencl3::device::{
@@ -507,41 +509,10 @@ impl ClSlots {
 }
 
 impl Slots for ClSlots {
-    fn slot(&self, slot: usize) -> *mut u8 {
-        // SAFETY: slot 0 or 1 of two pieces, inside the mapped buffer.
-        unsafe { self.host.add(slot * self.piece) }
-    }
-
-    fn mailbox(&self) -> *mut u8 {
-        // SAFETY: the mailbox follows the two pieces, inside the mapped buffer.
-        unsafe { self.host.add(2 * self.piece) }
-    }
-
-    fn read_into_mailbox(
-        &mut self,
-        at: usize,
-        buffer: &Buffer,
-        offset: usize,
-        len: usize,
-    ) -> Result<(), DeviceError> {
-        // SAFETY: `at + len` is at most MAILBOX (the ring's promise): inside the mapped buffer.
-        let to = unsafe { self.mailbox().add(at) }.cast::<c_void>();
-        // SAFETY: the ring checked the range against the buffer; the host reads the mailbox's
-        // bytes only after the queue finished, when this read has ended.
-        unsafe {
-            cl3::command_queue::enqueue_read_buffer(
-                self.queue,
-                mem_of(buffer).0.get(),
-                CL_NON_BLOCKING,
-                offset,
-                len,
-                to,
-                0,
-                ptr::null(),
-            )
-            .map(release)
-        }
-        .map_err(|e| api(DeviceErrorKind::Transfer, "clEnqueueReadBuffer (into the mailbox)", e))
+    fn host(&self, place: Place) -> *mut u8 {
+        // SAFETY: a slot or a byte of the mailbox, inside the mapped buffer, laid out as
+        // `Place::offset` says.
+        unsafe { self.host.add(place.offset(self.piece)) }
     }
 
     fn wait(&mut self, slot: usize) -> Result<(), DeviceError> {
@@ -556,16 +527,17 @@ impl Slots for ClSlots {
 
     fn copy(
         &mut self,
-        slot: usize,
+        place: Place,
         way: Way,
         buffer: &Buffer,
         offset: usize,
         len: usize,
     ) -> Result<(), DeviceError> {
-        let (mem, at) = (mem_of(buffer).0.get(), self.slot(slot).cast::<c_void>());
-        // SAFETY: the ring checked the range against the buffer, and `len` is at most a piece;
-        // the host does not touch the slot's bytes again until this copy's event completed (the
-        // ring waits for it, or for the queue).
+        let (mem, at) = (mem_of(buffer).0.get(), self.host(place).cast::<c_void>());
+        // SAFETY: the ring checked the range against the buffer, and the bytes lie inside the
+        // place; the host does not touch them again until the copy ended: a slot's until this
+        // copy's event completed (the ring waits for it, or for the queue), the mailbox's until
+        // the queue finished.
         let event = unsafe {
             match way {
                 Way::In => cl3::command_queue::enqueue_write_buffer(
@@ -591,7 +563,10 @@ impl Slots for ClSlots {
             }
         }
         .map_err(|e| api(DeviceErrorKind::Transfer, "a staged clEnqueue{Write,Read}Buffer", e))?;
-        self.mark(slot, event);
+        match place {
+            Place::Slot(slot) => self.mark(slot, event),
+            Place::Mailbox(_) => release(event),
+        }
         Ok(())
     }
 }
