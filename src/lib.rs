@@ -223,8 +223,8 @@ pub mod __rt {
         SumReducer,
     };
     pub use comprehension_runtime::source::{
-        map, rev, step_by, zip, Borrowed, Elements, ElementsByRef, ElementsByValue, IndexView,
-        IndexViewItself, IndexViewSlice, Owned,
+        apply, map, rev, step_by, zip, Borrowed, Elements, ElementsByRef, ElementsByValue,
+        IndexView, IndexViewItself, IndexViewSlice, Owned,
     };
     pub use comprehension_runtime::transform::{
         group_by, order_by, order_by_take, order_by_take_part, skip_vec, take_first, take_vec,

@@ -82,7 +82,7 @@ pub fn expand(mac: Macro, input: TokenStream) -> TokenStream {
     let expanded = match mac {
         Macro::ParMinByKey | Macro::ParMaxByKey => by_key(mac, input, &rt),
         Macro::ParDevice => device_result(input, &rt),
-        _ => expand_family(mac, input, &rt),
+        _ => expand_family(mac, mac, input, &rt),
     };
     match expanded {
         Ok(tokens) => tokens,
@@ -99,7 +99,8 @@ pub fn expand(mac: Macro, input: TokenStream) -> TokenStream {
 /// `DeviceVec`). With transforms, whose last step runs on the host, the result is uploaded once.
 fn device_result(input: TokenStream, rt: &TokenStream) -> Result<TokenStream, syn::Error> {
     if desugar::has_transforms(&input) && single_branch(&input) {
-        let collected = desugar::expand(Macro::Par, TokenStream::new(), input, rt)?;
+        let collected =
+            desugar::expand(Macro::Par, Macro::ParDevice, TokenStream::new(), input, rt)?;
         return Ok(quote! { #rt::DeviceVec::from_vec(#collected) });
     }
     // The head's tokens (up to the first `|` outside any group), for an error pointing at them.
@@ -123,9 +124,11 @@ fn device_result(input: TokenStream, rt: &TokenStream) -> Result<TokenStream, sy
 }
 
 /// A macro of the family other than the by-key ones: cut at its transforms if it has any,
-/// else compiled and emitted whole.
+/// else compiled and emitted whole. `written` is the macro the user wrote (`par_min_by_key!`
+/// is compiled as `par_min!`): what the transforms' checks and messages are about.
 fn expand_family(
     mac: Macro,
+    written: Macro,
     input: TokenStream,
     rt: &TokenStream,
 ) -> Result<TokenStream, syn::Error> {
@@ -136,7 +139,7 @@ fn expand_family(
         (TokenStream::new(), input.clone())
     };
     if desugar::has_transforms(&rest) && single_branch(&rest) {
-        return desugar::expand(mac, prefix, rest, rt);
+        return desugar::expand(mac, written, prefix, rest, rt);
     }
     let compiled = plan_of(mac, input).and_then(require_device)?;
     Ok(back::rust::emit(&compiled, rt))
@@ -157,7 +160,7 @@ fn by_key(mac: Macro, input: TokenStream, rt: &TokenStream) -> Result<TokenStrea
     let (head, qualifiers) = syntax::split_head(rest);
     let keyed = quote! { #rt::Keyed::of(#head, &(#key)) | #qualifiers };
     let inner = if mac == Macro::ParMinByKey { Macro::ParMin } else { Macro::ParMax };
-    let value = expand_family(inner, keyed, rt)?;
+    let value = expand_family(inner, mac, keyed, rt)?;
     Ok(quote! { ::core::option::Option::map(#value, #rt::Keyed::into_value) })
 }
 

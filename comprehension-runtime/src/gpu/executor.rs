@@ -1545,8 +1545,11 @@ impl<'c> Session<'c> {
             level.inputs.iter().map(|&v| self.class_bytes(self.plan.vars[v as usize])).sum::<u64>()
                 + if offsets.is_some() { 8 } else { 0 }
                 + if in_group.is_some() { 8 } else { 0 };
-        let element_bytes: u64 = match (parents, self.plan.root) {
-            (Parents::Root, RootKind::Elements) => self.element_read_bytes(self.plan.vars[0]),
+        // The first generator's element is its first variable's class (the element itself
+        // where its pattern is a name); a comprehension that binds no variable (`k | _ <- xs`)
+        // reads no element.
+        let element_bytes: u64 = match (parents, self.plan.root, self.plan.vars.first()) {
+            (Parents::Root, RootKind::Elements, Some(&class)) => self.element_read_bytes(class),
             _ => 0,
         } + level.reads.map_or(0, |c| self.element_read_bytes(c));
         // The level's kernel delivers the head's values (no level or nested comprehension

@@ -231,7 +231,7 @@ impl<'a, T> Offload<'a, T> {
         if let Some(Err(e)) = &self.root {
             return Err(format!(
                 "the elements of its first generator (`{}`) are not device values ({DEVICE_VALUES})",
-                e.type_name
+                readable(e.type_name)
             ));
         }
         for (k, capture) in self.captures.iter().enumerate() {
@@ -239,14 +239,14 @@ impl<'a, T> Offload<'a, T> {
                 let name = plan.captures.get(k).map_or("a captured value", |c| c.text);
                 return Err(format!(
                     "`{name}` is a `{}`, which the device cannot hold ({DEVICE_VALUES})",
-                    e.type_name
+                    readable(e.type_name)
                 ));
             }
         }
         if self.output.is_none() {
             return Err(format!(
                 "its elements are `{}`, which the device cannot hold ({DEVICE_VALUES})",
-                std::any::type_name::<T>()
+                readable(std::any::type_name::<T>())
             ));
         }
         Ok(())
@@ -269,6 +269,57 @@ pub(crate) struct OffloadParts<'o, 'a, T> {
     pub(crate) captures: &'a [Observed<'a>],
     pub(crate) par_fns: &'a [&'static str],
     pub(crate) output: OutputCodec<T>,
+}
+
+/// A type as a user writes it, from `std::any::type_name`'s text: without module paths
+/// (`alloc::vec::Vec<u8>` is `Vec<u8>`), a borrowed element as a reference
+/// (`Borrowed<'_, Vec<u8>>`, the runtime's wrapper, is `&Vec<u8>`), one `&` where the
+/// runtime's reads add a second.
+pub(crate) fn readable(type_name: &str) -> String {
+    let mut out = String::with_capacity(type_name.len());
+    let mut word = String::new();
+    let mut chars = type_name.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+            continue;
+        }
+        if c == ':' && chars.peek() == Some(&':') {
+            // A module path's segment: dropped with its `::`.
+            chars.next();
+            word.clear();
+            continue;
+        }
+        out.push_str(&std::mem::take(&mut word));
+        out.push(c);
+    }
+    out.push_str(&word);
+    let mut out = out.replace("Borrowed<'_, ", "&Borrowed<");
+    while let Some(at) = out.find("&Borrowed<") {
+        // `&Borrowed<T>` is `&T`: drop the wrapper's name and its closing `>`.
+        let open = at + "&Borrowed<".len();
+        let mut depth = 1;
+        let mut close = None;
+        for (i, c) in out[open..].char_indices() {
+            match c {
+                '<' => depth += 1,
+                '>' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(open + i);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(close) = close else { break };
+        out = format!("&{}{}", &out[open..close], &out[close + 1..]);
+    }
+    while out.contains("&&") {
+        out = out.replace("&&", "&");
+    }
+    out
 }
 
 /// The path of a function (`type_name` of its item type): how a `#[par_fn]` is found at run
@@ -309,4 +360,22 @@ where
     H: Fn(P::Item) -> T,
     T: DeviceType,
 {
+}
+
+#[cfg(test)]
+mod tests {
+    use super::readable;
+
+    #[test]
+    fn types_in_messages_read_as_written() {
+        let borrowed =
+            "comprehension_runtime::source::elements::Borrowed<'_, alloc::vec::Vec<usize>>";
+        assert_eq!(readable(borrowed), "&Vec<usize>");
+        assert_eq!(
+            readable("&&comprehension_runtime::jagged::Jagged<(usize, i64)>"),
+            "&Jagged<(usize, i64)>"
+        );
+        assert_eq!(readable("(u8, core::option::Option<i32>)"), "(u8, Option<i32>)");
+        assert_eq!(readable("alloc::string::String"), "String");
+    }
 }

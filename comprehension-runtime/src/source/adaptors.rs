@@ -28,6 +28,17 @@ impl<S: Source, T, F: Fn(S::Item) -> T> Source for Map<S, F> {
     }
 }
 
+/// `f(value)`, for the element map of a generator that depends on the comprehension's
+/// variables (`c <- (0..x).map(|h| h.max(3))`): the emitted code calls it as
+/// `apply(item, &(|h| h.max(3)))`, so that `value`'s type, checked first, gives the closure's
+/// parameter its type. Called in place, `(|h| h.max(3))(item)` leaves `h` without one, and the
+/// method call on it fails to compile.
+#[doc(hidden)]
+#[inline(always)]
+pub fn apply<A, R, F: Fn(A) -> R>(value: A, f: &F) -> R {
+    f(value)
+}
+
 /// `source.step_by(step)`: elements `0, step, 2*step, ...` of `source`.
 #[derive(Clone, Copy, Debug)]
 pub struct StepBy<S> {

@@ -10,7 +10,7 @@ mod elements;
 mod index_view;
 mod range;
 
-pub use adaptors::{map, rev, step_by, zip, Map, Rev, StepBy, Zip};
+pub use adaptors::{apply, map, rev, step_by, zip, Map, Rev, StepBy, Zip};
 pub use elements::{Borrowed, Collection, Elements, ElementsByRef, ElementsByValue, Owned};
 pub use index_view::{IndexView, IndexViewItself, IndexViewSlice, Sliced};
 pub use range::Integer;

@@ -5,7 +5,11 @@
 //! (`format!("{x}")`) — and is not shadowed at that point by a closure parameter, a `let` in a
 //! block, a `match` arm, a `for` loop or an `if let`. Over-approximating is safe (the variable
 //! is merely passed along); missing a use is not, so macro tokens count whenever the name
-//! appears.
+//! appears — but for the comprehensions of the `par!` family, which are read as what they are:
+//! their generators and `let`s bind names for the qualifiers after them and the head, the
+//! closures of `par_reduce!` and the by-key macros bind their parameters. (Counted as uses,
+//! those names would make a nested comprehension seem to read a variable of another zipped
+//! branch.)
 
 use proc_macro2::{TokenStream, TokenTree};
 use std::collections::HashSet;
@@ -66,6 +70,69 @@ impl Mentions<'_> {
                 TokenTree::Punct(_) => {}
             }
         }
+    }
+}
+
+impl Mentions<'_> {
+    /// Visits `m` as a comprehension if it is one of the `par!` family that parses; whether it
+    /// was.
+    fn comprehension(&mut self, m: &syn::Macro) -> bool {
+        use crate::syntax::{self, Qualifier, TransformKind};
+        use crate::Macro;
+        let Some(mac) = m.path.segments.last().and_then(|s| Macro::from_name(&s.ident.to_string()))
+        else {
+            return false;
+        };
+        let tokens = m.tokens.clone();
+        let (arguments, rest) = match mac {
+            Macro::ParReduce => match syntax::reduce_arguments(tokens) {
+                Ok((op, identity, rest)) => (vec![op, identity], rest),
+                Err(_) => return false,
+            },
+            Macro::ParMinByKey | Macro::ParMaxByKey => {
+                match syntax::by_key_arguments(mac, tokens) {
+                    Ok((key, rest)) => (vec![key], rest),
+                    Err(_) => return false,
+                }
+            }
+            _ => (Vec::new(), tokens),
+        };
+        let mut errors = crate::error::Errors::default();
+        let Some(parsed) = syntax::parse(rest, &mut errors) else { return false };
+        if errors.finish(()).is_err() {
+            return false;
+        }
+        for argument in &arguments {
+            self.visit_expr(argument);
+        }
+        // Each branch sees its own names; the head sees every branch's.
+        let mut every_branch = HashSet::new();
+        for branch in &parsed.branches {
+            self.shadowed.push(HashSet::new());
+            for qualifier in &branch.qualifiers {
+                match qualifier {
+                    Qualifier::Generator(g) => self.visit_expr(&g.expr),
+                    Qualifier::Filter(e) => self.visit_expr(e),
+                    Qualifier::Let(l) => self.visit_expr(&l.expr),
+                    Qualifier::Transform(t) => {
+                        match &t.kind {
+                            TransformKind::OrderBy { key, .. }
+                            | TransformKind::GroupBy { key, .. } => self.visit_expr(key),
+                            TransformKind::Take { count, .. }
+                            | TransformKind::Skip { count, .. } => self.visit_expr(count),
+                        }
+                    }
+                }
+                if let Some(pat) = qualifier.pattern() {
+                    pattern_names(pat, self.shadowed.last_mut().expect("pushed above"));
+                }
+            }
+            every_branch.extend(self.shadowed.pop().expect("pushed above"));
+        }
+        self.shadowed.push(every_branch);
+        self.visit_expr(&parsed.head);
+        self.shadowed.pop();
+        true
     }
 }
 
@@ -141,7 +208,7 @@ impl<'ast> Visit<'ast> for Mentions<'_> {
                 // Items inside a block cannot capture the comprehension's variables.
                 syn::Stmt::Item(_) => {}
                 syn::Stmt::Expr(expr, _) => self.visit_expr(expr),
-                syn::Stmt::Macro(m) => self.scan_tokens(m.mac.tokens.clone()),
+                syn::Stmt::Macro(m) => self.visit_macro(&m.mac),
             }
         }
         self.shadowed.pop();
@@ -185,7 +252,9 @@ impl<'ast> Visit<'ast> for Mentions<'_> {
     }
 
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        self.scan_tokens(m.tokens.clone());
+        if !self.comprehension(m) {
+            self.scan_tokens(m.tokens.clone());
+        }
     }
 
     fn visit_item(&mut self, _: &'ast syn::Item) {}
@@ -229,6 +298,23 @@ mod tests {
             ["y"]
         );
         assert_eq!(names(parse_quote!(if let Some(y) = x { y } else { y })), ["x", "y"]);
+        // A comprehension's generators, `let`s and closures bind names; a zipped branch's are
+        // its own.
+        assert_eq!(names(parse_quote!(par_sum![x * z | x <- 0..y])), ["y", "z"]);
+        assert_eq!(
+            names(parse_quote!(par![(a, x) | a <- 0..3 | let x = 2, b <- 0..x])),
+            Vec::<String>::new()
+        );
+        assert_eq!(names(parse_quote!(par![(a, b) | a <- 0..x | b <- 0..a])), ["x"]);
+        assert_eq!(
+            names(parse_quote!(par_reduce!(|x: u8, y| x ^ y, z; w | w <- 0..y))),
+            ["z", "y"]
+        );
+        assert_eq!(
+            names(parse_quote!(parcomp::par_max_by_key!(|x: &(u8, u8)| x.1; (x, y) | y <- 0..z))),
+            ["z", "x"]
+        );
+        assert_eq!(names(parse_quote!(par![x | x <- 0..y, order by z, take x])), ["y", "z"]);
         assert_eq!(
             names(parse_quote!({
                 for z in 0..x {

@@ -578,6 +578,12 @@ impl Analyzer<'_> {
             proc_macro2::Span::mixed_site(),
         );
         self.hoisted += 1;
+        // Messages about the collection name it as written (`rows`, not this name).
+        let mut written = &expr;
+        while let Expr::Reference(r) = generator::strip(written) {
+            written = &r.expr;
+        }
+        self.device.hoisted.push((name.to_string(), text(generator::strip(written))));
         prelude.push(Prelude::Hoist { name: name.clone(), expr });
         name
     }

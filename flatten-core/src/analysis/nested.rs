@@ -277,11 +277,12 @@ pub(crate) fn lets_into_head(head: Expr, qualifiers: &mut Vec<syntax::Qualifier>
         .rposition(|q| !matches!(q, Qualifier::Let(_)))
         .map_or(last_generator + 1, |k| last_generator + 2 + k);
     let lets = &qualifiers[start..];
-    let nests = |e: &Expr| {
+    let nested_in = |e: &Expr| {
         let mut finder = Finder { found: Vec::new(), loops: 0 };
         finder.visit_expr_mut(&mut e.clone());
-        !finder.found.is_empty()
+        finder.found
     };
+    let nests = |e: &Expr| !nested_in(e).is_empty();
     if !lets.iter().any(|q| matches!(q, Qualifier::Let(l) if nests(&l.expr))) {
         return head;
     }
@@ -294,11 +295,19 @@ pub(crate) fn lets_into_head(head: Expr, qualifiers: &mut Vec<syntax::Qualifier>
         }
         bound.extend(syntax::bound_names(&l.pat).iter().map(|n| n.to_string()));
     }
+    // Nor when a comprehension nested in the head reads one of them: it would be the head's
+    // own name there, which nesting refuses, where as a qualifier it is the comprehension's.
+    if nested_in(&head).iter().any(|f| mentions(&f.mac.tokens, &bound).is_some()) {
+        return head;
+    }
     let lets: Vec<TokenStream> = qualifiers
         .drain(start..)
         .map(|q| match q {
             Qualifier::Let(l) => {
-                let (pat, expr) = (l.pat, l.expr);
+                let pat = l.pat;
+                // Parentheses around the value (`let y = (a | b)`: the comprehension needs
+                // them) are unnecessary to rustc in a `let` statement.
+                let expr = crate::back::rust::unparenthesized(&l.expr);
                 // A name the head does not read is not the user's mistake to be warned of:
                 // as a qualifier, it would have been dropped.
                 quote::quote! { #[allow(unused_variables)] let #pat = #expr; }
@@ -306,6 +315,8 @@ pub(crate) fn lets_into_head(head: Expr, qualifiers: &mut Vec<syntax::Qualifier>
             _ => unreachable!("only lets"),
         })
         .collect();
+    // Likewise around the head, now a block's value.
+    let head = crate::back::rust::unparenthesized(&head);
     syn::parse_quote! {{ #(#lets)* #head }}
 }
 

@@ -11,7 +11,7 @@ use super::scope::Scope;
 use super::Analyzer;
 use crate::error::error;
 use crate::plan::{Plan, Prelude, Step, StepKind, Terminal, ZipBranch};
-use crate::syntax::{bound_names, Branch, Qualifier};
+use crate::syntax::{user_names, Branch, Qualifier};
 use crate::text::text;
 use proc_macro2::Span;
 use std::collections::HashSet;
@@ -32,7 +32,7 @@ impl Analyzer<'_> {
                 b.qualifiers
                     .iter()
                     .filter_map(Qualifier::pattern)
-                    .flat_map(bound_names)
+                    .flat_map(user_names)
                     .map(|i| i.to_string())
                     .collect()
             })
@@ -106,7 +106,7 @@ impl Analyzer<'_> {
                 .iter()
                 .position(|q| matches!(q, Qualifier::Generator(_)))
                 .unwrap_or(0);
-            let branch_tokens = branch.tokens[first_generator..].to_vec();
+            let branch_tokens = branch.written(first_generator);
             if self
                 .qualifiers(
                     branch.qualifiers,
@@ -122,9 +122,10 @@ impl Analyzer<'_> {
             }
             self.device.rollback(device_before);
             self.root_rows = root_rows_before;
-            // The branch yields its variables (the last binding of each name).
+            // The branch yields its variables (the last binding of each name): those the user
+            // wrote, which its comprehension, compiled again, binds again.
             let mut yielded: Vec<Ident> = Vec::new();
-            for name in computed.slots.iter().flat_map(|slot| bound_names(&slot.pat)) {
+            for name in computed.slots.iter().flat_map(|slot| user_names(&slot.pat)) {
                 yielded.retain(|n| *n != name);
                 yielded.push(name);
             }

@@ -23,7 +23,7 @@ mod aggregate;
 
 use crate::error::{error, error_spanned, Errors};
 use crate::plan::Terminal;
-use crate::syntax::{self, bound_names, Qualifier, TransformKind};
+use crate::syntax::{self, Qualifier, TransformKind};
 use crate::text::text;
 use crate::Macro;
 use proc_macro2::{Span, TokenStream, TokenTree};
@@ -111,7 +111,8 @@ fn tuple(names: &[Ident]) -> TokenStream {
     quote! { (#(#names,)*) }
 }
 
-/// Cuts the comprehension `input` of the macro `name`; `rt` is the runtime's path.
+/// Cuts the comprehension `input` of the macro `name` (as the user wrote it: `par_min_by_key!`,
+/// not the `par_min!` it is compiled as); `rt` is the runtime's path.
 fn cut(name: Macro, input: TokenStream, rt: &TokenStream) -> Result<Cut, syn::Error> {
     let mut errors = Errors::default();
     let Some(comprehension) = syntax::parse(input, &mut errors) else {
@@ -146,6 +147,8 @@ fn cut(name: Macro, input: TokenStream, rt: &TokenStream) -> Result<Cut, syn::Er
     let head = comprehension.head;
     let branch =
         comprehension.branches.into_iter().next().expect("a parsed comprehension has a branch");
+    // Not for `par_min_by_key!` and `par_max_by_key!`: of equal keys they give the first or
+    // the last element, which the order decides.
     let order_matters = !matches!(
         name,
         Macro::ParSum
@@ -173,6 +176,13 @@ fn cut(name: Macro, input: TokenStream, rt: &TokenStream) -> Result<Cut, syn::Er
         for i in (0..qualifiers.len()).rev() {
             read_after[i] = (!formats).then(|| names.clone());
             formats |= mentions(&qualifiers[i].1, &mut names);
+            // A `group by` reduced per key reads its reductions' items (`a` of
+            // `par_max![k | k <- a]`) in the part that ends at it.
+            if let Some((_, aggregates)) = aggregated.as_ref().filter(|(at, _)| *at == i) {
+                for aggregate in aggregates {
+                    formats |= mentions(&aggregate.item, &mut names);
+                }
+            }
         }
     }
     let next_is_take: Vec<bool> = (0..qualifiers.len())
@@ -199,15 +209,16 @@ fn cut(name: Macro, input: TokenStream, rt: &TokenStream) -> Result<Cut, syn::Er
                     generators += 1;
                 }
                 if let Some(pat) = other.pattern() {
-                    for name in bound_names(pat) {
-                        if name.to_string().starts_with("__parcomp") {
-                            continue;
-                        }
+                    for name in syntax::user_names(pat) {
                         scope.retain(|n| *n != name);
                         scope.push(name);
                     }
                 }
-                pending.push(tokens);
+                // A qualifier a refutable generator was desugared into has no tokens: the
+                // generator's, compiled again in the part, make it again.
+                if !tokens.is_empty() {
+                    pending.push(tokens);
+                }
                 continue;
             }
         };
@@ -451,8 +462,8 @@ fn reduce_groups(
     };
     let names_of = |qualifiers: &[Qualifier]| -> Vec<Ident> {
         let mut names: Vec<Ident> = Vec::new();
-        for name in qualifiers.iter().filter_map(Qualifier::pattern).flat_map(bound_names) {
-            if !name.to_string().starts_with("__parcomp") && !names.contains(&name) {
+        for name in qualifiers.iter().filter_map(Qualifier::pattern).flat_map(syntax::user_names) {
+            if !names.contains(&name) {
                 names.push(name);
             }
         }
@@ -468,7 +479,7 @@ fn reduce_groups(
     let head = &comprehension.head;
     let Some(aggregation) = aggregate::aggregation(
         &quote! { #head },
-        &branch.tokens[g + 1..],
+        &branch.written(g + 1),
         &grouped,
         &key_names,
         &bound_after,
@@ -476,7 +487,7 @@ fn reduce_groups(
     ) else {
         return Reduced::No(comprehension);
     };
-    let (new_head, before) = (aggregation.head, &branch.tokens[..=g]);
+    let (new_head, before) = (aggregation.head, syntax::written(&branch.tokens[..=g]));
     let after = aggregation.after;
     let input = quote! { #marker #new_head | #(#before,)* #(#after),* };
     let mut errors = crate::error::Errors::default();
@@ -527,14 +538,16 @@ fn group_key(key: &Expr, scope: &[Ident]) -> Result<Vec<Ident>, syn::Error> {
 }
 
 /// The comprehension `input` of the macro `name` (whose arguments before `;`, for
-/// `par_reduce!`, are `prefix`), cut at its transforms and emitted.
+/// `par_reduce!`, are `prefix`), cut at its transforms and emitted. `written` is the macro as
+/// the user wrote it, which `name` compiles (`par_max_by_key!` as `par_max!`).
 pub(crate) fn expand(
     name: Macro,
+    written: Macro,
     prefix: TokenStream,
     input: TokenStream,
     rt: &TokenStream,
 ) -> Result<TokenStream, syn::Error> {
-    let cut = cut(name, input, rt)?;
+    let cut = cut(written, input, rt)?;
     let mut errors = Errors::default();
     let mut statements = Vec::new();
     // The steps already emitted with the part before them: an `order by` and its `take`.
@@ -689,6 +702,7 @@ fn order_by_take_after(steps: &[Step], k: usize) -> Option<OrderByTake<'_>> {
 /// `take N`'s count as a `usize`, a type error located at `N` otherwise.
 fn count_value(count: &Expr) -> TokenStream {
     let span = syn::spanned::Spanned::span(count);
+    let count = crate::back::rust::unparenthesized(count);
     quote::quote_spanned! {span=> { let count: usize = #count; count } }
 }
 

@@ -12,9 +12,10 @@ mod reduce_args;
 mod split;
 mod transform;
 
-pub use pattern::bound_names;
+pub use pattern::{bound_names, is_internal, user_names};
 pub use peek::{by_key_arguments, mentioned_variables};
 pub(crate) use peek::{split_head, split_top_level};
+pub(crate) use qualifier::UNMATCHED;
 pub use reduce_args::reduce_arguments;
 pub(crate) use transform::starts_transform;
 
@@ -36,7 +37,10 @@ pub struct Comprehension {
 pub struct Branch {
     /// The `|` that opens the branch.
     pub bar: Span,
-    /// Each qualifier as written.
+    /// Each qualifier as written. A refutable generator is desugared into a generator, a
+    /// filter and a `let` (see `qualifier::desugar_refutable`): the generator holds the tokens
+    /// as written, the other two none, since parsing the written tokens again (a part of the
+    /// comprehension compiled on its own) makes them again, with names of that expansion.
     pub tokens: Vec<TokenStream>,
     /// The qualifiers, in order.
     pub qualifiers: Vec<Qualifier>,
@@ -126,6 +130,20 @@ pub struct LetBinding {
     pub pat: Pat,
     /// The value.
     pub expr: Expr,
+}
+
+impl Branch {
+    /// The qualifiers from the `from`-th on, as written: what a part of the comprehension
+    /// compiled on its own is given.
+    pub fn written(&self, from: usize) -> Vec<TokenStream> {
+        written(&self.tokens[from..])
+    }
+}
+
+/// The qualifiers of `tokens` (a branch's, see [`Branch::tokens`]) as written: without the
+/// empty entries of the qualifiers a refutable generator was desugared into.
+pub fn written(tokens: &[TokenStream]) -> Vec<TokenStream> {
+    tokens.iter().filter(|t| !t.is_empty()).cloned().collect()
 }
 
 impl Qualifier {

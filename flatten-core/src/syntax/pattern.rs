@@ -147,6 +147,18 @@ fn names_variant(path: &syn::Path) -> bool {
     }
 }
 
+/// Whether `name` is one the expansion made (`__parcomp_elem_0`, the element a refutable
+/// generator tests), not one the user wrote: it is never shown in a diagnostic nor carried
+/// from one part of a comprehension to another.
+pub fn is_internal(name: &Ident) -> bool {
+    name.to_string().starts_with("__parcomp")
+}
+
+/// The identifiers a (checked) pattern binds that the user wrote, in order.
+pub fn user_names(pat: &Pat) -> Vec<Ident> {
+    bound_names(pat).into_iter().filter(|n| !is_internal(n)).collect()
+}
+
 /// The identifiers a (checked) pattern binds, in order.
 pub fn bound_names(pat: &Pat) -> Vec<Ident> {
     let mut names = Vec::new();

@@ -255,6 +255,11 @@ fn parse_pattern(tokens: TokenStream, errors: &mut Errors) -> syn::Result<Pat> {
 /// `__parcomp_elem_k <- EXPR, match __parcomp_elem_k { PAT => true, _ => false }, let (a, b) =
 /// match ... { PAT => (a, b), _ => unreachable }` — the elements that do not match are filtered out, the others
 /// bind the pattern's variables. Irrefutable generators are returned as they are.
+///
+/// The generator keeps `tokens`, the qualifier as written; the filter and the `let` get none
+/// (see [`Branch::tokens`](super::Branch::tokens)): their `__parcomp_elem_k` is a name of this
+/// expansion, which a part compiled on its own (a zipped branch, the part before a transform)
+/// could not see, and which the written generator makes again there.
 fn desugar_refutable(
     generator: Generator,
     tokens: TokenStream,
@@ -275,11 +280,12 @@ fn desugar_refutable(
     let names = bound_names(&pat);
     let elem_pat: Pat = syn::parse_quote!(#elem);
     let test = without_bindings(pat.clone());
-    let filter_tokens = quote! { match #elem { #test => true, _ => false } };
-    let filter: Expr = syn::parse2(filter_tokens.clone()).expect("a match parses");
+    let filter: Expr =
+        syn::parse2(quote! { match #elem { #[allow(unused_parens)] #test => true, _ => false } })
+            .expect("a match parses");
     let mut out = vec![
         (Qualifier::Generator(Generator { pat: elem_pat, arrow, expr }), tokens),
-        (Qualifier::Filter(filter), filter_tokens),
+        (Qualifier::Filter(filter), TokenStream::new()),
     ];
     if !names.is_empty() {
         // The pattern the `let` binds is also the value the `match` arm gives it.
@@ -289,19 +295,26 @@ fn desugar_refutable(
         } else {
             quote! { (#(#names),*) }
         };
-        let matched = quote! { match #elem { #pat => #bind, _ => ::core::unreachable!() } };
-        let let_tokens = quote! { let #bind = #matched };
+        // Parentheses the comprehension needs (`y @ (1 | 3) <- ys`) look unneeded to rustc's
+        // lint in a match arm.
+        let matched = quote! {
+            match #elem { #[allow(unused_parens)] #pat => #bind, _ => ::core::unreachable!(#UNMATCHED) }
+        };
         let value_expr: Expr = syn::parse2(matched).expect("a match parses");
         let let_pat: Pat = Pat::parse_single
             .parse2(bind)
             .expect("identifiers and a tuple of them parse as a pattern");
         out.push((
             Qualifier::Let(LetBinding { let_span: arrow, pat: let_pat, expr: value_expr }),
-            let_tokens,
+            TokenStream::new(),
         ));
     }
     out
 }
+
+/// The message of the arm a refutable generator's `let` never takes (the filter before it keeps
+/// only the elements its pattern matches): the device lowers that arm to no code at all.
+pub(crate) const UNMATCHED: &str = "parcomp: the filter before keeps only matching elements";
 
 /// The tokens of the qualifier at `cursor`: up to the next top-level `,`.
 fn qualifier_tokens(mut cursor: Cursor) -> TokenStream {

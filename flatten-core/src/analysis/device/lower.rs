@@ -203,6 +203,10 @@ impl<'a> Lower<'a> {
             Expr::Index(index) => self.index(index),
             Expr::Array(lit) => self.array_literal(lit),
             Expr::Repeat(repeat) => self.array_repeat(repeat),
+            // The arm of a refutable generator's `let` that its filter never lets through.
+            Expr::Macro(m) if is_unmatched_arm(&m.mac) => {
+                Ok(DExpr { kind: DKind::Never, class: self.ctx.class() })
+            }
             Expr::Macro(m) => {
                 let name =
                     m.mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
@@ -386,6 +390,16 @@ impl<'a> Lower<'a> {
 
     fn literal(&mut self, lit: &syn::Lit) -> Lowered {
         match lit {
+            // A negative literal (`-4` of a pattern `-4..=0`, which syn reads as one literal):
+            // the negation of its digits, as `-(4)` would be.
+            syn::Lit::Int(int) if int.base10_digits().starts_with('-') => {
+                let positive = syn::LitInt::new(
+                    &format!("{}{}", &int.base10_digits()[1..], int.suffix()),
+                    int.span(),
+                );
+                let negated: Expr = syn::parse_quote_spanned! {int.span()=> -#positive };
+                self.expr(&negated)
+            }
             syn::Lit::Int(int) => {
                 let suffix = int.suffix();
                 if matches!(suffix, "f32" | "f64") {
@@ -1742,4 +1756,13 @@ fn constant_value(prim: Prim, name: &str) -> Option<Literal> {
         },
         Prim::Bool => None,
     }
+}
+
+/// Whether `mac` is `::core::unreachable!(UNMATCHED)`, the arm the desugaring of a refutable
+/// generator writes after its pattern (`match e { Some(v) => v, _ => unreachable!(..) }`): the
+/// filter before it keeps only the elements that match, so the arm is never taken.
+fn is_unmatched_arm(mac: &syn::Macro) -> bool {
+    mac.path.segments.last().is_some_and(|s| s.ident == "unreachable")
+        && syn::parse2::<syn::LitStr>(mac.tokens.clone())
+            .is_ok_and(|m| m.value() == crate::syntax::UNMATCHED)
 }

@@ -49,6 +49,9 @@ pub(crate) struct DeviceCtx {
     pub(crate) return_class: Option<Class>,
     /// In a generic `#[par_fn]`: the class of each type parameter, by name.
     pub(crate) type_params: Vec<(String, Class)>,
+    /// The collections evaluated once before the comprehension: each one's name and what the
+    /// user wrote (`rows`), which messages about its capture show instead of the name.
+    pub(crate) hoisted: Vec<(String, String)>,
 }
 
 /// How far a [`DeviceCtx`] had got, to forget what an analysis added after it.
@@ -117,10 +120,16 @@ impl DeviceCtx {
 
     /// The capture of `expr` read as `kind` (one per expression and kind).
     pub(crate) fn capture(&mut self, expr: &Expr, kind: CaptureKind) -> CaptureId {
-        let text = text(expr);
-        if let Some(k) = self.captures.iter().position(|c| c.text == text && c.kind == kind) {
+        let written = text(expr);
+        if let Some(k) =
+            self.captures.iter().position(|c| text(&c.expr) == written && c.kind == kind)
+        {
             return CaptureId(k as u32);
         }
+        let text = match self.hoisted.iter().find(|(name, _)| *name == written) {
+            Some((_, as_written)) => as_written.clone(),
+            None => written,
+        };
         self.captures.push(Capture { expr: expr.clone(), text, kind });
         CaptureId(self.captures.len() as u32 - 1)
     }

@@ -94,7 +94,14 @@ fn emit_finishing(compiled: &Compiled, rt: &TokenStream, finishing: Finishing) -
     let site = Ident::new("__PARCOMP_SITE", Span::mixed_site());
     let text = format!("{}![{}]", plan.terminal.as_macro(), plan.text);
     let prelude = plan.prelude.iter().map(|p| match p {
-        Prelude::Let { pat, expr } => quote! { let #pat = #expr; },
+        Prelude::Let { pat, expr } => {
+            let expr = unparenthesized(expr);
+            quote! { let #pat = #expr; }
+        }
+        // A reference (`&rows`) is bound as it is: borrowing it again would tie the elements
+        // it lends (`row <- &rows` gives `&Vec<T>`) to a temporary that the enclosing block
+        // drops, and a part of a comprehension cut at a transform returns them.
+        Prelude::Hoist { name, expr } if is_reference(expr) => quote! { let #name = #expr; },
         Prelude::Hoist { name, expr } => quote! { let #name = &(#expr); },
         Prelude::Macro { name, tokens } => quote! { let #name = #rt::par![#tokens]; },
     });
@@ -132,6 +139,7 @@ fn emit_finishing(compiled: &Compiled, rt: &TokenStream, finishing: Finishing) -
             let range = Ident::new("__parcomp_range", Span::mixed_site());
             let need = Ident::new("__parcomp_need", Span::mixed_site());
             let span = syn::spanned::Spanned::span(count);
+            let count = unparenthesized(count);
             let count = quote::quote_spanned! {span=> { let count: usize = #count; count } };
             let why = "`take` stops once it has its elements: it runs on the host, window by \
                        window";
@@ -257,7 +265,7 @@ fn stages(
             }
             StepKind::Product(form) => {
                 let source = bind(index_source(&form.source, rt), products);
-                let map = element_map(form, slots, &step.map_uses);
+                let map = element_map(form, slots, &step.map_uses, rt);
                 quote! { .product_map(&#source, #map) }
             }
             StepKind::Expand(form) => {
@@ -266,17 +274,17 @@ fn stages(
                 if form.maps.is_empty() {
                     quote! { .expand(|#ctx| #source) }
                 } else {
-                    let map = element_map(form, slots, &step.map_uses);
+                    let map = element_map(form, slots, &step.map_uses, rt);
                     quote! { .expand_map(|#ctx| #source, #map) }
                 }
             }
             StepKind::Filter(e) => {
-                let expr = &e.expr;
+                let expr = unparenthesized(&e.expr);
                 let ctx = by_ref(context_pattern(slots, &step.uses));
                 quote! { .filter(|#ctx| #expr) }
             }
             StepKind::Let(e) => {
-                let expr = &e.expr;
+                let expr = unparenthesized(&e.expr);
                 let ctx = by_ref(context_pattern(slots, &step.uses));
                 quote! { .bind(|#ctx| #expr) }
             }
@@ -292,10 +300,29 @@ fn stages(
         };
         chain.extend(quote! { .nested(|#inner| #inner #steps, #reducer) });
     }
-    let head = &plan.head.expr;
+    let head = unparenthesized(&plan.head.expr);
     let ctx = context_pattern(&plan.slots, &plan.head_uses).unwrap_or_else(|| quote! { _ });
     chain.extend(quote! { .map(|#ctx| #head) });
     chain
+}
+
+/// Whether `expr` is a reference expression (`&rows`, `(&rows)`).
+fn is_reference(expr: &syn::Expr) -> bool {
+    matches!(unparenthesized(expr), syn::Expr::Reference(_))
+}
+
+/// `expr` without the parentheses around it. A comprehension's head, filter, `let` or count
+/// may need them (`par![(a | b) | ...]`: a top-level `|` separates the head), or a user
+/// writes them; emitted as a closure's body or a `let`'s value, rustc would call them
+/// unnecessary and suggest removing them, which would break the comprehension.
+pub(crate) fn unparenthesized(mut expr: &syn::Expr) -> &syn::Expr {
+    while let syn::Expr::Paren(p) = expr {
+        if !p.attrs.is_empty() {
+            break;
+        }
+        expr = &p.expr;
+    }
+    expr
 }
 
 /// The runtime reducer of a terminal other than `Collect`.
@@ -314,12 +341,13 @@ fn reducer(terminal: &Terminal, rt: &TokenStream) -> TokenStream {
 }
 
 /// `|&ctx, item| f2(f1(item))`: the element map of a generator, which may use the context.
-fn element_map(form: &Form, slots: &[Slot], uses: &[VarId]) -> TokenStream {
+/// Each map is applied through `rt::apply`, which types a closure's parameter by the item.
+fn element_map(form: &Form, slots: &[Slot], uses: &[VarId], rt: &TokenStream) -> TokenStream {
     let ctx = by_ref(context_pattern(slots, uses));
     let item = Ident::new("__parcomp_item", Span::mixed_site());
     let mut value = item.to_token_stream();
     for f in &form.maps {
-        value = quote! { (#f)(#value) };
+        value = quote! { #rt::apply(#value, &(#f)) };
     }
     quote! { |#ctx, #item| #value }
 }

@@ -47,7 +47,8 @@ fn invariant_generators_become_products() {
     let code = emitted(quote!(x + y | x <- xs, y <- (0..m).map(|j| j + x)));
     assert!(
         code.contains(
-            ".product_map(&__parcomp_product_0, |&x, __parcomp_item| (|j| j + x)(__parcomp_item))"
+            ".product_map(&__parcomp_product_0, |&x, __parcomp_item| \
+             rt::apply(__parcomp_item, &(|j| j + x)))"
         ),
         "{code}"
     );
