@@ -185,7 +185,7 @@ struct Plain {
 #[test]
 fn structs_without_the_derive_stay_on_the_cpu() {
     let plain: Vec<Plain> = (0..10).map(|i| Plain { x: i as f64 }).collect();
-    let why = "(`&alloc::vec::Vec<gpu_structs::Plain>`) are not device values (device values are \
+    let why = "(`&Vec<Plain>`) are not device values (device values are \
                numbers, `bool`, `char`, tuples, `Option`s and arrays `[T; N]` of them, and \
                structs and fieldless enums with `#[derive(parcomp::DeviceValue)]`)";
     let got = off_device(|| par![p.x * 2.0 | p <- &plain], why);

@@ -229,8 +229,7 @@ fn primes_by_the_expansion_sieve() {
     // on the device.
     let host_only = [(
         "composite[x - c].load",
-        "`composite` is a `alloc::vec::Vec<core::sync::atomic::AtomicBool>`, which the device \
-         cannot hold",
+        "`composite` is a `Vec<AtomicBool>`, which the device cannot hold",
     )];
     on_every_backend_but(&host_only, |backend| {
         for case in cases {

@@ -59,6 +59,18 @@ fn main() {
     let sides = par![s | Shape::Square(s) <- &shapes];
     assert_eq!(sides, [1.0]);
 
+    // Parentheses the language needs (a `|` in a head, a `let`, a filter, a count, a pattern)
+    // or a user writes draw no warning: the expansion does not keep them around a closure's
+    // body or a `let`'s value, where rustc would call them unnecessary.
+    let n = 2usize;
+    let ors = par![(g | 12) | g <- 0..4u8, (g != 1), let h = (g | 1), h > 0, take (n + 1)];
+    assert_eq!(ors, [12, 14, 15]);
+    let sums = par![(par_sum![(v | 1) | v <- 0..x]) | x <- 0..3u8];
+    assert_eq!(sums, [0, 1, 2]);
+    let picked = par![y | y @ (1 | 3) <- 0..5u8];
+    assert_eq!(picked, [1, 3]);
+    assert_eq!(par_max![(x * 2) | x <- 0..4, (x < 3)], Some(4));
+
     // Trailing `let`s of nested comprehensions move into the head: one the head does not read
     // warns of nothing.
     let totals = par![t | x <- 0..3i64, let t = par_sum![x * y | y <- 0..4], let unread = t * 2];
