@@ -343,3 +343,28 @@ fn the_device_says_what_the_user_wrote() {
         }
     }
 }
+
+#[test]
+fn patterns_of_tuples_and_options_run_on_the_device() {
+    // Refutable generators over tuples and `Option`s, and `match` arms of them, test the
+    // fields on the device and bind names to them.
+    let opts = vec![Some(1i64), None, Some(3), Some(-5), None, Some(8)];
+    let pairs = vec![(1i32, -1i32), (2, 3), (5, -1), (7, 0), (9, -1)];
+    let optp = vec![(Some(1i32), 2i32), (None, 3), (Some(1), 5), (Some(0), 1)];
+    let nested = vec![Some((1u8, 2u8)), None, Some((3, 2)), Some((4, 9))];
+    assert_eq!(on_every_backend(|| par![v * 10 | Some(v) <- &opts]), [10, 30, -50, 80]);
+    assert_eq!(on_every_backend(|| par![j | (j, -1) <- &pairs]), [1, 5, 9]);
+    assert_eq!(on_every_backend(|| par![(j, d) | (Some(j), d) <- &optp]), [(1, 2), (1, 5), (0, 1)]);
+    assert_eq!(on_every_backend(|| par![a | Some((a, 2)) <- &nested]), [1, 3]);
+    assert_eq!(on_every_backend(|| par![a + b | Some((a, b @ 2..=9)) <- &nested]), [3, 5, 13]);
+    assert_eq!(on_every_backend(|| par_count![() | Some(_) <- &opts]), 4);
+    assert_eq!(on_every_backend(|| par_count![() | None <- &opts]), 2);
+    let got = on_every_backend(|| par![(v, w) | Some(v) <- &opts, Some(w) <- &opts, w > v]);
+    assert_eq!(got, [(1, 3), (1, 8), (3, 8), (-5, 1), (-5, 3), (-5, 8)]);
+    let got = on_every_backend(|| par![match p { (1 | 2, x) => x, (_, y) => -y } | p <- &pairs]);
+    assert_eq!(got, [-1, 3, 1, 0, 1]);
+    let got = on_every_backend(
+        || par![match o { Some(v @ 0..=3) => v, Some(_) => 100, None => -1 } | o <- &opts],
+    );
+    assert_eq!(got, [1, -1, 3, 100, -1, 100]);
+}

@@ -327,6 +327,10 @@ pub struct DArm {
     pub alternatives: Vec<ArmPattern>,
     /// A binding of the whole scrutinee (`n => ...`, `n @ 1..=9 => ...`).
     pub bind: Option<LocalId>,
+    /// The names bound inside a tuple or `Some` pattern (`(j, -1)`, `Some(v)`): each local, its
+    /// class, and the fields from the scrutinee to its value (a tuple's field `k` is `fk`, an
+    /// `Option`'s value `f1`).
+    pub fields: Vec<(LocalId, Class, Vec<u32>)>,
     /// `if guard`.
     pub guard: Option<DExpr>,
     /// The value.
@@ -342,6 +346,12 @@ pub enum ArmPattern {
     Range(Option<DExpr>, Option<DExpr>, bool),
     /// `None`: the scrutinee is an `Option` without a value.
     None,
+    /// `Some(p)`: an `Option` with a value (of the class given) that matches one of `p`'s
+    /// alternatives (none: any value).
+    Some(Class, Vec<ArmPattern>),
+    /// `(p, q, ..)`: a tuple whose every field (of its class) matches one of its alternatives
+    /// (none: any value).
+    Tuple(Vec<(Class, Vec<ArmPattern>)>),
 }
 
 /// The numeric methods of the device subset (see `analysis::device::methods`).

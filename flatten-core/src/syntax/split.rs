@@ -70,10 +70,40 @@ pub(crate) fn rejoin_stray_bars(
     segments: Vec<Segment>,
     starts_qualifiers: impl Fn(&TokenStream) -> bool,
 ) -> (Vec<Segment>, Vec<StrayBar>) {
+    // A part whose first qualifier is a filter of a name a later generator of the part binds
+    // (`| b > 0, b <- ys`) is a branch written in the wrong order, which its analysis reports;
+    // `| b, y <- ys` after `a` is the expression `a | b`.
+    let later_generator = |tokens: &TokenStream| {
+        let tokens: Vec<TokenTree> = tokens.clone().into_iter().collect();
+        let pieces = pieces(&tokens);
+        let mut bound = Vec::new();
+        for piece in pieces.iter().skip(1) {
+            let piece = &tokens[piece.clone()];
+            let arrow = piece.windows(2).position(|w| match (&w[0], &w[1]) {
+                (TokenTree::Punct(a), TokenTree::Punct(b)) => {
+                    a.as_char() == '<' && a.spacing() == Spacing::Joint && b.as_char() == '-'
+                }
+                _ => false,
+            });
+            if let Some(arrow) = arrow {
+                idents(&piece[..arrow].iter().cloned().collect(), &mut bound);
+            }
+        }
+        let mut first = Vec::new();
+        if let Some(piece) = pieces.first() {
+            idents(&tokens[piece.clone()].iter().cloned().collect(), &mut first);
+        }
+        first.iter().any(|name| bound.contains(name))
+    };
     let mut stray: Vec<bool> = segments
         .iter()
         .enumerate()
-        .map(|(i, s)| i > 0 && !s.tokens.is_empty() && !starts_qualifiers(&s.tokens))
+        .map(|(i, s)| {
+            i > 0
+                && !s.tokens.is_empty()
+                && !starts_qualifiers(&s.tokens)
+                && !later_generator(&s.tokens)
+        })
         .collect();
     if stray.len() > 1 && stray[1..].iter().all(|s| *s) {
         stray[1] = false;
@@ -116,6 +146,17 @@ pub(crate) fn rejoin_stray_bars(
         .map(|(bar, tokens, _)| Segment { bar, tokens: tokens.into_iter().collect() })
         .collect();
     (segments, stray_bars)
+}
+
+/// Adds the identifiers in `tokens` (and in its groups) to `out`.
+fn idents(tokens: &TokenStream, out: &mut Vec<String>) {
+    for token in tokens.clone() {
+        match token {
+            TokenTree::Ident(ident) => out.push(ident.to_string()),
+            TokenTree::Group(group) => idents(&group.stream(), out),
+            _ => {}
+        }
+    }
 }
 
 /// The ranges of the `,`-separated pieces of `tokens`.
@@ -205,6 +246,11 @@ mod tests {
         );
         assert_eq!(rejoined(quote!(x | x <- xs |)).0.len(), 3);
         assert_eq!(rejoined(quote!(x | a > 0 | 1)).1, ["(a > 0 | 1)"]);
+        // A branch that starts with a filter of its own generator's variable: a branch (its
+        // analysis says the filter must come after the generator), not an expression; a name
+        // bound elsewhere makes it an expression again.
+        assert_eq!(rejoined(quote!(x | x <- xs | b > 0, b <- ys)).0.len(), 3);
+        assert_eq!(rejoined(quote!(x | x <- xs, a | b, y <- ys)).1, ["(a | b)"]);
     }
 
     fn parts(tokens: proc_macro2::TokenStream) -> Vec<String> {

@@ -995,7 +995,8 @@ impl<'a> Lower<'a> {
             let depth = self.locals.len();
             let mut alternatives = Vec::new();
             let mut bind = None;
-            self.arm_pattern(&arm.pat, scrutinee.class, &mut alternatives, &mut bind)?;
+            let mut fields = Vec::new();
+            self.arm_pattern(&arm.pat, scrutinee.class, &mut alternatives, &mut bind, &mut fields)?;
             let guard = match &arm.guard {
                 Some((_, g)) => {
                     let g = self.expr(g)?;
@@ -1008,7 +1009,7 @@ impl<'a> Lower<'a> {
             let body = self.expr(&arm.body)?;
             self.ctx.same(body.class, class);
             self.locals.truncate(depth);
-            arms.push(DArm { alternatives, bind, guard, body });
+            arms.push(DArm { alternatives, bind, fields, guard, body });
         }
         Ok(DExpr { kind: DKind::Match(Box::new(scrutinee), arms), class })
     }
@@ -1019,10 +1020,16 @@ impl<'a> Lower<'a> {
         class: Class,
         alternatives: &mut Vec<ArmPattern>,
         bind: &mut Option<LocalId>,
+        fields: &mut Vec<(LocalId, Class, Vec<u32>)>,
     ) -> Result<(), NotDevice> {
         match pat {
             Pat::Wild(_) => Ok(()),
-            Pat::Paren(p) => self.arm_pattern(&p.pat, class, alternatives, bind),
+            Pat::Paren(p) => self.arm_pattern(&p.pat, class, alternatives, bind, fields),
+            // `(j, -1)`, `Some(v)`: tests of the scrutinee's fields, names bound to them.
+            Pat::Tuple(_) | Pat::TupleStruct(_) if is_structured(pat) => {
+                alternatives.extend(self.structured_pattern(pat, class, &[], fields)?);
+                Ok(())
+            }
             // `None` names the variant, not a new binding (as in Rust, where the prelude's
             // `None` is what the name resolves to): the arm tests the scrutinee's flag.
             Pat::Ident(p)
@@ -1046,7 +1053,7 @@ impl<'a> Lower<'a> {
                 });
                 *bind = Some(id);
                 match &p.subpat {
-                    Some((_, sub)) => self.arm_pattern(sub, class, alternatives, bind),
+                    Some((_, sub)) => self.arm_pattern(sub, class, alternatives, bind, fields),
                     None => Ok(()),
                 }
             }
@@ -1085,7 +1092,19 @@ impl<'a> Lower<'a> {
             Pat::Or(or) => {
                 for case in &or.cases {
                     let before = alternatives.len();
-                    self.arm_pattern(case, class, alternatives, bind)?;
+                    let bound = fields.len();
+                    self.arm_pattern(case, class, alternatives, bind, fields)?;
+                    if fields.len() != bound {
+                        return Err(not_device(
+                            case.span(),
+                            format!(
+                                "binds names inside the alternative `{}`, which the device does \
+                                 not have",
+                                text(case)
+                            ),
+                            "bind the names in an arm of their own",
+                        ));
+                    }
                     if alternatives.len() == before {
                         // `_` among alternatives: the arm matches everything.
                         alternatives.clear();
@@ -1107,8 +1126,82 @@ impl<'a> Lower<'a> {
             other => Err(not_device(
                 other.span(),
                 format!("matches the pattern `{}`, which the device does not have", text(other)),
-                "device `match` arms are integer or `bool` literals, ranges, `|`, `_` and names",
+                "device `match` arms are integer or `bool` literals, ranges, `|`, `_`, names, \
+                 tuples and `Some(..)` of them",
             )),
+        }
+    }
+
+    /// The alternatives of `pat`, a pattern at `path` inside a tuple or `Some` pattern of a
+    /// `match` arm whose scrutinee is of class `class`; the names it binds are added to
+    /// `fields` with their paths.
+    fn structured_pattern(
+        &mut self,
+        pat: &Pat,
+        class: Class,
+        path: &[u32],
+        fields: &mut Vec<(LocalId, Class, Vec<u32>)>,
+    ) -> Result<Vec<ArmPattern>, NotDevice> {
+        let at = |k: u32| -> Vec<u32> { path.iter().copied().chain([k]).collect() };
+        match pat {
+            Pat::Paren(p) => self.structured_pattern(&p.pat, class, path, fields),
+            Pat::Tuple(t) if !t.elems.iter().any(|p| matches!(p, Pat::Rest(_))) => {
+                let classes: Vec<Class> = t.elems.iter().map(|_| self.ctx.class()).collect();
+                self.ctx.constrain(Constraint::Tuple(class, classes.clone()));
+                let mut items = Vec::new();
+                for (k, (p, c)) in t.elems.iter().zip(classes).enumerate() {
+                    items.push((c, self.structured_pattern(p, c, &at(k as u32), fields)?));
+                }
+                // A tuple of names and `_` always matches: it only binds.
+                if items.iter().all(|(_, alternatives)| alternatives.is_empty()) {
+                    return Ok(Vec::new());
+                }
+                Ok(vec![ArmPattern::Tuple(items)])
+            }
+            Pat::TupleStruct(_) if is_structured(pat) => {
+                let Pat::TupleStruct(s) = pat else { unreachable!("matched above") };
+                let inner = self.ctx.class();
+                self.ctx.constrain(Constraint::Option(class, inner));
+                let value = self.structured_pattern(&s.elems[0], inner, &at(1), fields)?;
+                Ok(vec![ArmPattern::Some(inner, value)])
+            }
+            Pat::Ident(p)
+                if p.by_ref.is_none()
+                    && p.mutability.is_none()
+                    && !(p.ident == "None" && p.subpat.is_none()) =>
+            {
+                let id = self.ctx.local(&p.ident.to_string(), class);
+                self.locals.push(Local::Value {
+                    name: p.ident.to_string(),
+                    id,
+                    class,
+                    mutable: false,
+                });
+                fields.push((id, class, path.to_vec()));
+                match &p.subpat {
+                    Some((_, sub)) => self.structured_pattern(sub, class, path, fields),
+                    None => Ok(Vec::new()),
+                }
+            }
+            // Literals, ranges, `None`, `_` and alternatives of them: as at the top of an arm.
+            other => {
+                let mut alternatives = Vec::new();
+                let mut bind = None;
+                let bound = fields.len();
+                self.arm_pattern(other, class, &mut alternatives, &mut bind, fields)?;
+                if bind.is_some() || fields.len() != bound {
+                    return Err(not_device(
+                        other.span(),
+                        format!(
+                            "matches the pattern `{}`, which the device does not have",
+                            text(other)
+                        ),
+                        "device `match` arms are integer or `bool` literals, ranges, `|`, `_`, \
+                         names, tuples and `Some(..)` of them",
+                    ));
+                }
+                Ok(alternatives)
+            }
         }
     }
 
@@ -1765,4 +1858,21 @@ fn is_unmatched_arm(mac: &syn::Macro) -> bool {
     mac.path.segments.last().is_some_and(|s| s.ident == "unreachable")
         && syn::parse2::<syn::LitStr>(mac.tokens.clone())
             .is_ok_and(|m| m.value() == crate::syntax::UNMATCHED)
+}
+
+/// Whether `pat` is a tuple pattern without `..` or `Some(p)` (`Option::Some(p)`): the
+/// patterns of a `match` arm the device tests field by field.
+fn is_structured(pat: &Pat) -> bool {
+    match pat {
+        Pat::Tuple(t) => !t.elems.iter().any(|p| matches!(p, Pat::Rest(_))),
+        Pat::TupleStruct(s) => {
+            let names: Vec<String> = s.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            s.qself.is_none()
+                && s.elems.len() == 1
+                && !matches!(s.elems[0], Pat::Rest(_))
+                && matches!(names.as_slice(), [some] | [_, some] if some == "Some")
+                && (names.len() == 1 || names[0] == "Option")
+        }
+        _ => false,
+    }
 }

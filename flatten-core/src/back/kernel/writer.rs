@@ -698,6 +698,80 @@ impl<'c> ExprWriter<'c> {
         self.locals.get(local.0 as usize).expect("every local has a class").1
     }
 
+    /// The C condition that `value`, of class `c`, matches `pattern`; the pattern's values are
+    /// evaluated into `body`. `1` for a pattern that matches any value.
+    fn pattern_condition(
+        &mut self,
+        pattern: &ArmPattern,
+        value: &str,
+        c: Class,
+        body: &mut Body,
+    ) -> String {
+        match pattern {
+            ArmPattern::Value(v) => {
+                let sv = self.expr(v, body);
+                format!("PC_OP(eq, {})({value}, {sv})", class(c))
+            }
+            ArmPattern::Range(lo, hi, inclusive) => {
+                let mut parts = Vec::new();
+                if let Some(lo) = lo {
+                    let sl = self.expr(lo, body);
+                    parts.push(format!("PC_OP(ge, {})({value}, {sl})", class(c)));
+                }
+                if let Some(hi) = hi {
+                    let sh = self.expr(hi, body);
+                    let op = if *inclusive { "le" } else { "lt" };
+                    parts.push(format!("PC_OP({op}, {})({value}, {sh})", class(c)));
+                }
+                if parts.is_empty() {
+                    "1".into()
+                } else {
+                    parts.join(" && ")
+                }
+            }
+            // An `Option`'s flag is its field f0, its value f1 (see `is_none` above).
+            ArmPattern::None => format!("!({value}).f0"),
+            ArmPattern::Some(inner, alternatives) => {
+                let field = format!("({value}).f1");
+                match self.any_condition(alternatives, &field, *inner, body) {
+                    Some(matches) => format!("({value}).f0 && ({matches})"),
+                    None => format!("({value}).f0"),
+                }
+            }
+            ArmPattern::Tuple(fields) => {
+                let mut parts = Vec::new();
+                for (k, (fc, alternatives)) in fields.iter().enumerate() {
+                    let field = format!("({value}).f{k}");
+                    if let Some(matches) = self.any_condition(alternatives, &field, *fc, body) {
+                        parts.push(format!("({matches})"));
+                    }
+                }
+                if parts.is_empty() {
+                    "1".into()
+                } else {
+                    parts.join(" && ")
+                }
+            }
+        }
+    }
+
+    /// The C condition that `value` matches one of `alternatives`; `None` when it matches any
+    /// value (no alternatives, or one that always matches).
+    fn any_condition(
+        &mut self,
+        alternatives: &[ArmPattern],
+        value: &str,
+        c: Class,
+        body: &mut Body,
+    ) -> Option<String> {
+        let conditions: Vec<String> =
+            alternatives.iter().map(|a| self.pattern_condition(a, value, c, body)).collect();
+        if conditions.is_empty() || conditions.iter().any(|c| c == "1") {
+            return None;
+        }
+        Some(conditions.iter().map(|c| format!("({c})")).collect::<Vec<_>>().join(" || "))
+    }
+
     fn match_expr(
         &mut self,
         c: Class,
@@ -713,40 +787,12 @@ impl<'c> ExprWriter<'c> {
         body.line(format!("{} {result};", ty(c)));
         body.line(format!("int {done} = 0;"));
         for arm in arms {
-            let mut conditions = Vec::new();
             let mut pattern_body = body.nested();
-            for alternative in &arm.alternatives {
-                match alternative {
-                    ArmPattern::Value(v) => {
-                        let sv = self.expr(v, &mut pattern_body);
-                        conditions
-                            .push(format!("PC_OP(eq, {})({sc}, {sv})", class(scrutinee.class)));
-                    }
-                    ArmPattern::Range(lo, hi, inclusive) => {
-                        let mut parts = Vec::new();
-                        if let Some(lo) = lo {
-                            let sl = self.expr(lo, &mut pattern_body);
-                            parts
-                                .push(format!("PC_OP(ge, {})({sc}, {sl})", class(scrutinee.class)));
-                        }
-                        if let Some(hi) = hi {
-                            let sh = self.expr(hi, &mut pattern_body);
-                            let op = if *inclusive { "le" } else { "lt" };
-                            parts.push(format!(
-                                "PC_OP({op}, {})({sc}, {sh})",
-                                class(scrutinee.class)
-                            ));
-                        }
-                        conditions.push(if parts.is_empty() {
-                            "1".into()
-                        } else {
-                            parts.join(" && ")
-                        });
-                    }
-                    // An `Option`'s flag is its field f0 (see `is_none` above).
-                    ArmPattern::None => conditions.push(format!("!({sc}).f0")),
-                }
-            }
+            let conditions: Vec<String> = arm
+                .alternatives
+                .iter()
+                .map(|a| self.pattern_condition(a, &sc, scrutinee.class, &mut pattern_body))
+                .collect();
             body.append(pattern_body);
             // An arm that always matches (a wildcard, a binding, an open range) tests only
             // whether an earlier arm matched: no `&& (1)` for the compiler to warn about.
@@ -761,6 +807,12 @@ impl<'c> ExprWriter<'c> {
             if let Some(bind) = arm.bind {
                 let name = self.local_name(bind);
                 self.declare(&mut inner, scrutinee.class, &name, &sc);
+            }
+            // The names a tuple or `Some` pattern binds: the fields they stand for.
+            for (local, c, path) in &arm.fields {
+                let name = self.local_name(*local);
+                let value = path.iter().fold(sc.clone(), |v, k| format!("({v}).f{k}"));
+                self.declare(&mut inner, *c, &name, &value);
             }
             match &arm.guard {
                 Some(guard) => {
