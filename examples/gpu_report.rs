@@ -7,6 +7,8 @@
 //! cargo run --release --example gpu_report --features opencl -- --full  # the README's sizes
 //! cargo run --release --example gpu_report --features cuda -- --full    # on an NVIDIA GPU
 //! cargo run --release --example gpu_report --features opencl -- --baselines-only  # the last table
+//! cargo run --release --example gpu_report --features cuda -- --no-baselines  # nothing compiled
+//!     # at run time: with a kernel bundle (PARCOMP_KERNEL_BUNDLE) on a machine without NVRTC
 //! ```
 //!
 //! For each workload: the end-to-end median on the device (everything a caller waits for:
@@ -337,10 +339,11 @@ fn main() {
         };
         let first = match &row.first {
             Some(s) => format!(
-                "{} ({} compiled, {} from cache: {})",
+                "{} ({} compiled, {} from cache, {} from a bundle: {})",
                 fmt_duration(row.first_time),
                 s.programs_compiled,
                 s.programs_loaded,
+                s.programs_bundled,
                 fmt_duration(s.compile)
             ),
             None => fmt_duration(row.first_time),
@@ -403,10 +406,15 @@ fn main() {
         );
     }
     // The hand-written baselines, after every other row, so that their data sets are not held
-    // while the rows above run.
+    // while the rows above run. `--no-baselines` leaves them out: they are compiled at run time
+    // (NVRTC on CUDA), which a run from a kernel bundle on a machine without NVRTC cannot do.
     let _ = writeln!(out);
-    let section = baselines_or_exit(backend, size, reps, &out);
-    out.push_str(&section);
+    if args.iter().any(|a| a == "--no-baselines") {
+        let _ = writeln!(out, "(The hand-written baselines were not run: --no-baselines.)");
+    } else {
+        let section = baselines_or_exit(backend, size, reps, &out);
+        out.push_str(&section);
+    }
     print!("{out}");
 }
 

@@ -192,6 +192,42 @@ pub use comprehension_runtime::{
 #[doc(hidden)]
 pub use comprehension_runtime::with_eager_splitting;
 
+/// Precompiled device programs: kernel bundles, and the recordings they are made from.
+///
+/// A run with `PARCOMP_KERNEL_RECORD=kernels.rec` records every device program it builds;
+/// `cargo parcomp bundle kernels.rec -o kernels.pcb --cuda` compiles them ahead of time (a
+/// CUBIN per architecture and a PTX for newer GPUs, with NVRTC and no GPU), and
+/// [`kernel_bundle!`](crate::kernel_bundle) embeds the bundle in the binary. A device then takes
+/// each program from the bundle before the disk cache and the compiler: a CUDA GPU runs with no
+/// NVRTC on the machine. `PARCOMP_KERNEL_BUNDLE` names bundles at run time too, and
+/// `PARCOMP_KERNEL_MISS` (`compile`, `host` or `error`) says what a program no bundle holds does.
+pub mod kernels {
+    pub use comprehension_runtime::gpu::bundle::{
+        device_target, loaded, miss_policy, missing, program_key, Bundle, BundleError,
+        BundleWriter, Entry, MissPolicy,
+    };
+    pub use comprehension_runtime::gpu::record::{parse as parse_recording, Recorded, Recording};
+}
+
+/// Embeds a kernel bundle (made by `cargo parcomp bundle`) in the binary, where the device
+/// backends find it with no other call: write it once, at the top level of any module of the
+/// crate. The path is relative to the file that holds the call, as `include_bytes!`'s is.
+///
+/// ```ignore
+/// parcomp::kernel_bundle!("../kernels.pcb");
+/// ```
+///
+/// The bundle is read and checked at the first device program the process looks up: a bundle
+/// that is truncated, corrupt, or made by another version of parcomp is an error naming it.
+#[macro_export]
+macro_rules! kernel_bundle {
+    ($path:literal) => {
+        $crate::__rt::inventory::submit! {
+            $crate::__rt::EmbeddedBundle::new($path, ::core::include_bytes!($path))
+        }
+    };
+}
+
 // Lets the macros' `::parcomp::...` paths resolve inside this crate's own doc tests.
 extern crate self as parcomp;
 
@@ -204,6 +240,7 @@ pub struct ReadmeDoctests;
 #[doc(hidden)]
 pub mod __rt {
     pub use comprehension_macros::par;
+    pub use comprehension_runtime::gpu::bundle::{DeviceSite, Embedded as EmbeddedBundle};
     pub use comprehension_runtime::gpu::offload::probe::Probe;
     pub use comprehension_runtime::gpu::offload::{par_fn_name, Offload};
     pub use comprehension_runtime::gpu::offload::{

@@ -206,10 +206,23 @@ fn the_trace_names_the_place_and_the_backend() {
     );
     let (stdout, stderr) = text(&output);
     assert!(output.status.success(), "{stdout}\n{stderr}");
-    let lines: Vec<&str> = stderr.lines().filter(|l| l.contains("gpu_process.rs:")).collect();
-    assert_eq!(lines.len(), 2, "{stderr}");
-    for line in lines {
+    // A line per run, naming where it ran; before each first run, where its program came from.
+    let (programs, runs): (Vec<&str>, Vec<&str>) = stderr
+        .lines()
+        .filter(|l| l.contains("gpu_process.rs:"))
+        .partition(|l| l.starts_with("parcomp: the device program of "));
+    assert_eq!(runs.len(), 2, "{stderr}");
+    for line in runs {
         assert!(line.contains(device.name()), "{line}");
+    }
+    assert_eq!(programs.len(), 2, "{stderr}");
+    for line in programs {
+        assert!(
+            ["from a kernel bundle", "from the disk cache", "compiled"]
+                .iter()
+                .any(|origin| line.ends_with(origin)),
+            "{line}"
+        );
     }
 }
 

@@ -166,6 +166,8 @@ const GPU_ORDER: &[&str] = &[
     "plan",    // the static device plan the macro emits
     "par_fn",  // the registry of #[par_fn]s
     "fault",   // fault codes and their messages
+    "bundle",  // kernel bundles: their format, the embedded ones, the miss policy
+    "record",  // the recording of the programs a run builds
     "failure", // why a device did not run a comprehension
     // The hardware, behind one table.
     "staging", // copies through pinned memory, shared by the device backends

@@ -247,6 +247,9 @@ where
     S::Item: Clone + Send + Sync,
     B: Body<S::Item>,
 {
+    // With PARCOMP_KERNEL_RECORD, what a GPU would build for it, wherever it runs.
+    #[cfg(any(feature = "opencl", feature = "cuda-api"))]
+    gpu::record_for_gpu(site, &offload);
     let reason = match place(&offload, &mut |threshold| estimate_work(source, body, threshold)) {
         Placement::Host(reason) => reason,
         #[cfg(any(feature = "opencl", feature = "cuda-api"))]
@@ -313,6 +316,9 @@ where
     B: Body<S::Item>,
     R: Reducer<B::Out>,
 {
+    // As in `collect_where_placed`.
+    #[cfg(any(feature = "opencl", feature = "cuda-api"))]
+    gpu::record_for_gpu(site, &offload);
     let reason = match place(&offload, &mut |threshold| estimate_work(source, body, threshold)) {
         Placement::Host(reason) => reason,
         #[cfg(any(feature = "opencl", feature = "cuda-api"))]

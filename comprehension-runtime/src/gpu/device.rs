@@ -24,6 +24,8 @@ pub enum DeviceErrorKind {
     Transfer,
     /// A kernel could not be launched or failed while running.
     Launch,
+    /// No kernel bundle holds a program, and `PARCOMP_KERNEL_MISS` forbids compiling it.
+    NotInBundle,
 }
 
 /// A device call that failed, with the API's own words.

@@ -59,6 +59,9 @@ pub struct RunStats {
     pub programs_compiled: u32,
     /// Programs loaded from the disk cache for this run.
     pub programs_loaded: u32,
+    /// Programs loaded from a kernel bundle (embedded by `kernel_bundle!`, or named by
+    /// `PARCOMP_KERNEL_BUNDLE`) for this run.
+    pub programs_bundled: u32,
     /// Time the host spent queueing copies and in its waits for reads (which include the
     /// kernels queued before them: copies are asynchronous).
     pub transfer: Duration,
@@ -140,6 +143,7 @@ impl RunStats {
         match origin {
             super::program::Origin::Compiled => self.programs_compiled += 1,
             super::program::Origin::Disk => self.programs_loaded += 1,
+            super::program::Origin::Bundle => self.programs_bundled += 1,
             super::program::Origin::Memory => {}
         }
     }

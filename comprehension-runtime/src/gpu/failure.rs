@@ -1,7 +1,7 @@
 //! Why a device did not run a comprehension: something it cannot express, or a failure of the
 //! device.
 
-use super::device::DeviceError;
+use super::device::{DeviceError, DeviceErrorKind};
 use crate::backend::Backend;
 use crate::site::Site;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -30,10 +30,17 @@ impl DeviceFailure {
     }
 }
 
-/// A device error is a failure of the device.
+/// A device error is a failure of the device, except a program missing from the kernel bundle
+/// under `PARCOMP_KERNEL_MISS=host`: the comprehension runs on the host, saying why.
 impl From<DeviceError> for DeviceFailure {
     fn from(e: DeviceError) -> Self {
-        DeviceFailure::fatal(e.to_string())
+        let host = e.kind == DeviceErrorKind::NotInBundle
+            && super::bundle::miss_policy() == super::bundle::MissPolicy::Host;
+        if host {
+            DeviceFailure::cannot(e.to_string())
+        } else {
+            DeviceFailure::fatal(e.to_string())
+        }
     }
 }
 

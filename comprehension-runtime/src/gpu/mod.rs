@@ -6,7 +6,8 @@
 //!   code observes (`offload.rs`, `host_data.rs`, `output_codec.rs`), the device types
 //!   (`types.rs`), the `#[par_fn]` registry (`par_fn.rs`);
 //! - **the engine**: preparation (`run.rs`: type inference in `infer.rs`, program assembly in
-//!   `program.rs`, the disk cache in `cache.rs`), the executor (`executor.rs`) and its sinks
+//!   `program.rs`, found in the kernel bundles of `bundle.rs` or the disk cache of `cache.rs`, and
+//!   recorded for bundling by `record.rs`), the executor (`executor.rs`) and its sinks
 //!   (`sinks.rs`), the segmented primitives and the sort (`segmented.rs`, `sort.rs`), all drawing
 //!   device memory from one metered session per run (`arena.rs`), faults (`fault.rs`), values
 //!   kept on the device (`resident.rs`), the automatic threshold (`calibrate.rs`,
@@ -16,6 +17,7 @@
 //!   table (`devices.rs`).
 
 mod arena;
+pub mod bundle;
 mod cache;
 pub mod calibrate;
 #[cfg(feature = "cuda-api")]
@@ -40,6 +42,7 @@ pub(crate) mod segmented;
 mod sinks;
 pub(crate) mod sort;
 // Its users are the device backends, which a build without a device feature lacks.
+pub mod record;
 #[cfg_attr(not(any(feature = "opencl", feature = "cuda-api")), allow(dead_code))]
 mod staging;
 pub(crate) mod threshold;
@@ -52,6 +55,8 @@ pub use executor::{last_run_stats, KernelCost, RunStats};
 pub(crate) use failure::{warn_once, DeviceFailure};
 pub use offload::{Offload, OutputProbe};
 pub use output_codec::OutputCodec;
+#[cfg(any(feature = "opencl", feature = "cuda-api"))]
+pub(crate) use run::record_for_gpu;
 #[cfg(any(feature = "opencl", feature = "cuda-api"))]
 pub(crate) use run::reduce;
 pub(crate) use run::{collect, collect_resident};

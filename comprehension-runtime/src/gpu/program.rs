@@ -9,10 +9,11 @@
 //! kernels. The generic kernels (scan, load-balanced search, compaction) are one program per
 //! device, and so are the radix sort's (`sort.cl`).
 
-use super::cache;
 use super::device::{Device, DeviceError, DeviceErrorKind, Program};
 use super::plan::{CaptureKind, DevicePlan};
+pub(crate) use super::record::Provenance;
 use super::types::{Prim, RecordLayout, TypeDesc};
+use super::{bundle, cache, record};
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -719,18 +720,20 @@ fn dump(source: &str) {
 }
 
 /// A program found by a small key instead of its source: assembling and hashing a source
-/// costs more than a run of a few elements.
+/// costs more than a run of a few elements. `what` says what the program is for, in records
+/// and errors.
 fn memoized<K: std::hash::Hash + Eq + Send + 'static>(
     table: &'static OnceLock<Mutex<HashMap<K, Built>>>,
     key: K,
     source: impl FnOnce() -> String,
     device: &dyn Device,
+    what: &str,
 ) -> Result<(Built, Origin), DeviceError> {
     let table = table.get_or_init(Mutex::default);
     if let Some(found) = table.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return Ok((found.clone(), Origin::Memory));
     }
-    let (program, origin) = build(device, &source())?;
+    let (program, origin) = build(device, &source(), &Provenance::runtime(what))?;
     table.lock().unwrap_or_else(|p| p.into_inner()).insert(key, program.clone());
     Ok((program, origin))
 }
@@ -739,14 +742,14 @@ fn memoized<K: std::hash::Hash + Eq + Send + 'static>(
 pub(crate) fn generic(device: &dyn Device) -> Result<(Built, Origin), DeviceError> {
     static TABLE: OnceLock<Mutex<HashMap<usize, Built>>> = OnceLock::new();
     let key = std::ptr::from_ref(device).cast::<()>() as usize;
-    memoized(&TABLE, key, || generic_source(device.info().fp64), device)
+    memoized(&TABLE, key, || generic_source(device.info().fp64), device, GENERIC_WHAT)
 }
 
 /// The radix sort's program of `device` (see [`sort_source`]).
 pub(crate) fn sort(device: &dyn Device) -> Result<(Built, Origin), DeviceError> {
     static TABLE: OnceLock<Mutex<HashMap<usize, Built>>> = OnceLock::new();
     let key = std::ptr::from_ref(device).cast::<()>() as usize;
-    memoized(&TABLE, key, || sort_source(device.info().fp64), device)
+    memoized(&TABLE, key, || sort_source(device.info().fp64), device, SORT_WHAT)
 }
 
 /// The program of the monoid `op` over the primitive `tag` on `device` (see
@@ -759,8 +762,27 @@ pub(crate) fn monoid(
     type Key = (usize, &'static str, &'static str);
     static TABLE: OnceLock<Mutex<HashMap<Key, Built>>> = OnceLock::new();
     let key = (std::ptr::from_ref(device).cast::<()>() as usize, tag, op);
-    memoized(&TABLE, key, || monoid_source(device.info().fp64, tag, op), device)
+    let what = format!("the segmented API's `{op}` over `{tag}`");
+    memoized(&TABLE, key, || monoid_source(device.info().fp64, tag, op), device, &what)
 }
+
+/// Records, once per process, the runtime's programs a GPU builds for comprehensions (the
+/// generic kernels, the sort's), for a run on the host (`run::record_for_gpu`).
+#[cfg_attr(not(any(feature = "opencl", feature = "cuda-api")), allow(dead_code))]
+pub(crate) fn record_runtime_programs_for_gpu() {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let generic = Provenance::runtime(GENERIC_WHAT);
+        record::program(&generic, &generic_source(true), record::FOR_GPU, None);
+        let sort = Provenance::runtime(SORT_WHAT);
+        record::program(&sort, &sort_source(true), record::FOR_GPU, None);
+    });
+}
+
+/// What the generic program is for, in records and errors.
+const GENERIC_WHAT: &str = "the runtime's generic kernels (scan, search, compaction)";
+/// What the sort's program is for.
+const SORT_WHAT: &str = "the runtime's radix sort (`order by`)";
 
 /// A built program shared by the runs that use it.
 pub(crate) type Built = Arc<dyn Program>;
@@ -770,15 +792,23 @@ pub(crate) type Built = Arc<dyn Program>;
 pub(crate) enum Origin {
     /// Built earlier in this process.
     Memory,
+    /// Loaded from a kernel bundle (`bundle.rs`).
+    Bundle,
     /// Loaded from the disk cache.
     Disk,
     /// Compiled now.
     Compiled,
 }
 
-/// The program of `source` on `device`: built once per process (and loaded from the disk cache
-/// when a previous run built it).
-pub(crate) fn build(device: &dyn Device, source: &str) -> Result<(Built, Origin), DeviceError> {
+/// The program of `source` on `device`, for what `provenance` says: built once per process,
+/// looked up first in the kernel bundles, then in the disk cache, and compiled only when
+/// neither holds it (or, as `PARCOMP_KERNEL_MISS` says, refused). With `PARCOMP_KERNEL_RECORD`
+/// the program is recorded, with the binary the device runs.
+pub(crate) fn build(
+    device: &dyn Device,
+    source: &str,
+    provenance: &Provenance,
+) -> Result<(Built, Origin), DeviceError> {
     /// The programs built so far, by the hash of their key: each source with its program.
     type Table = HashMap<u64, Vec<(String, Built)>>;
     static BUILT: OnceLock<Mutex<Table>> = OnceLock::new();
@@ -794,28 +824,28 @@ pub(crate) fn build(device: &dyn Device, source: &str) -> Result<(Built, Origin)
     {
         return Ok((found.1.clone(), Origin::Memory));
     }
-    let (program, origin): (Built, Origin) =
-        match cache::load(&key).and_then(|binary| device.load(&binary, "").ok()) {
-            Some(program) => (Arc::from(program), Origin::Disk),
-            None => {
-                let program = device.build(source, "").map_err(|e| {
-                    if e.kind == DeviceErrorKind::Build {
-                        let path = cache::write_failed_source(&key, source);
-                        let saved = match path {
-                            Some(p) => format!(" (the source is in {})", p.display()),
-                            None => String::new(),
-                        };
-                        DeviceError::new(DeviceErrorKind::Build, format!("{}{saved}", e.message))
-                    } else {
-                        e
-                    }
-                })?;
-                if let Some(binary) = program.binary() {
-                    cache::store(&key, &binary);
-                }
-                (Arc::from(program), Origin::Compiled)
-            }
-        };
+    let found = find_or_compile(device, source, &key, provenance);
+    let (program, origin, binary) = match found {
+        Ok(found) => found,
+        Err(e) => {
+            // A program the compiler rejects is recorded too: the bundle tool says which.
+            record::program(provenance, source, &bundle::device_target(device.info()), None);
+            return Err(e);
+        }
+    };
+    crate::trace::program(
+        &provenance.to_string(),
+        match origin {
+            Origin::Bundle => "from a kernel bundle",
+            Origin::Disk => "from the disk cache",
+            Origin::Compiled => "compiled",
+            Origin::Memory => "built earlier",
+        },
+    );
+    if record::enabled() {
+        let target = bundle::device_target(device.info());
+        record::program(provenance, source, &target, binary.as_deref());
+    }
     table
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -823,4 +853,91 @@ pub(crate) fn build(device: &dyn Device, source: &str) -> Result<(Built, Origin)
         .or_default()
         .push((source.to_string(), program.clone()));
     Ok((program, origin))
+}
+
+/// The program of `source` from a bundle, the disk cache or the compiler, where it came from,
+/// and its binary where the device gives one (for the recording).
+fn find_or_compile(
+    device: &dyn Device,
+    source: &str,
+    key: &cache::Key,
+    provenance: &Provenance,
+) -> Result<(Built, Origin, Option<Vec<u8>>), DeviceError> {
+    let program_key = bundle::program_key(source);
+    let candidates = bundle::candidates(program_key, device.info())
+        .map_err(|e| DeviceError::new(DeviceErrorKind::Unavailable, e.to_string()))?;
+    // An entry the driver refuses counts as a miss: the next one is tried.
+    for entry in candidates {
+        if let Ok(program) = device.load(entry.binary, "") {
+            return Ok((Arc::from(program), Origin::Bundle, Some(entry.binary.to_vec())));
+        }
+    }
+    if let Some(binary) = cache::load(key) {
+        if let Ok(program) = device.load(&binary, "") {
+            return Ok((Arc::from(program), Origin::Disk, Some(binary)));
+        }
+    }
+    match bundle::miss_policy() {
+        bundle::MissPolicy::Compile => {}
+        policy => return Err(missing(device, provenance, policy)),
+    }
+    let program = device.build(source, "").map_err(|e| {
+        if e.kind == DeviceErrorKind::Build {
+            let path = cache::write_failed_source(key, source);
+            let saved = match path {
+                Some(p) => format!(" (the source is in {})", p.display()),
+                None => String::new(),
+            };
+            DeviceError::new(DeviceErrorKind::Build, format!("{}{saved}", e.message))
+        } else {
+            e
+        }
+    })?;
+    let binary = program.binary();
+    if let Some(binary) = &binary {
+        cache::store(key, binary);
+    }
+    Ok((Arc::from(program), Origin::Compiled, binary))
+}
+
+/// The error of a program no bundle holds, under `PARCOMP_KERNEL_MISS=host` or `error`: it
+/// names the comprehension, its element types, the device and how to record the program.
+fn missing(
+    device: &dyn Device,
+    provenance: &Provenance,
+    policy: bundle::MissPolicy,
+) -> DeviceError {
+    let info = device.info();
+    let bundles = match bundle::loaded() {
+        Ok([]) => "no kernel bundle is embedded or named by PARCOMP_KERNEL_BUNDLE".to_string(),
+        Ok(bundles) => {
+            let names: Vec<String> = bundles.iter().map(|b| format!("`{}`", b.name)).collect();
+            format!("no kernel bundle holds it ({})", names.join(", "))
+        }
+        Err(e) => e.to_string(),
+    };
+    let types = match provenance.types.as_str() {
+        "" => String::new(),
+        t => format!(" for the types {t}"),
+    };
+    // CUDA binaries are compiled ahead of time by NVRTC; OpenCL ones are the device's own.
+    let bundle_command = if info.api == "cuda" {
+        "`cargo parcomp bundle kernels.rec -o kernels.pcb --cuda`"
+    } else {
+        "`cargo parcomp bundle kernels.rec -o kernels.pcb` (on a machine with this device)"
+    };
+    DeviceError::new(
+        DeviceErrorKind::NotInBundle,
+        format!(
+            "the program of {}{types} for {} `{}` ({}) is not precompiled: {bundles}, and \
+             PARCOMP_KERNEL_MISS={} forbids compiling it here; record it by running the program \
+             with PARCOMP_KERNEL_RECORD=kernels.rec, then {bundle_command}, and embed the bundle \
+             with `parcomp::kernel_bundle!`",
+            provenance,
+            info.api,
+            info.name,
+            bundle::device_target(info),
+            if policy == bundle::MissPolicy::Host { "host" } else { "error" },
+        ),
+    )
 }

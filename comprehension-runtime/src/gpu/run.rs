@@ -29,52 +29,11 @@ fn run<T>(
         .iter()
         .map(|c| *c.as_ref().expect("a capable offload observed every capture"))
         .collect();
-    let capture_types: Vec<types::TypeDesc> = captures
-        .iter()
-        .map(|c| match c {
-            offload::HostData::Scalar(v) => v.desc(),
-            offload::HostData::Slice(s) => s.desc(),
-            offload::HostData::Jagged(j) => j.desc(),
-            offload::HostData::Range(r) => r.desc(),
-            offload::HostData::Elements(e) => e.desc(),
-        })
-        .collect();
-    let root_type = match parts.root {
-        offload::HostData::Range(r) => r.desc(),
-        offload::HostData::Elements(e) => e.desc(),
-        // An array of rows: the device runs over its row indices.
-        offload::HostData::Jagged(_) => types::TypeDesc::Prim(types::Prim::U64),
-        _ => return Err(DeviceFailure::cannot("its first generator is not a range or a source")),
-    };
-    // On a device whose memory is the host's, a captured collection of tuples is read as the
-    // records it is in memory, where it lies (no columns converted on the host): its program
-    // reads each component at its offset.
-    let capture_records: Vec<Option<types::RecordLayout>> = captures
-        .iter()
-        .map(|c| match c {
-            _ if !device.reads_in_place() => None,
-            offload::HostData::Slice(s) => s.record_layout(),
-            offload::HostData::Jagged(j) => j.record_layout(),
-            _ => None,
-        })
-        .collect();
-    // The same for the first generator's elements (not a `DeviceVec`'s: its columns, which
-    // its first device run uploads and keeps).
-    let root_records = match parts.root {
-        offload::HostData::Elements(e) if device.reads_in_place() => e.record_layout(),
-        _ => None,
-    };
+    let facts = Facts::of(device.info(), device.reads_in_place());
+    let device_id = std::ptr::from_ref(device).cast::<()>() as usize;
+    let key = key_of(parts.plan, parts.root, &captures, parts.output.desc(), facts, device_id)?;
     let compile_start = std::time::Instant::now();
-    let key = PreparedKey {
-        plan: std::ptr::from_ref(parts.plan) as usize,
-        device: std::ptr::from_ref(device).cast::<()>() as usize,
-        captures: capture_types,
-        records: capture_records,
-        root_records,
-        root: root_type,
-        output: parts.output.desc(),
-    };
-    let (prepared, origins) = prepared(device, parts.plan, parts.par_fns, key)?;
+    let (prepared, origins) = prepared(device, site, parts.plan, parts.par_fns, key)?;
     let compile = compile_start.elapsed();
     // The scratch memory is made before the session, so that it is dropped after it: the
     // session's queue is finished before the buffers go back to the device's arena.
@@ -110,12 +69,94 @@ fn run<T>(
     result
 }
 
+/// The facts of a device that decide a program's source besides the comprehension and its
+/// types.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Facts {
+    /// It computes in `f64`.
+    fp64: bool,
+    /// Its programs take a CPU device's shapes (`program::cpu_shapes`).
+    cpu_shapes: bool,
+    /// It reads the host's memory where it lies, so programs read records in place.
+    reads_in_place: bool,
+}
+
+impl Facts {
+    fn of(info: &super::device::DeviceInfo, reads_in_place: bool) -> Facts {
+        Facts { fp64: info.fp64, cpu_shapes: program::cpu_shapes(info.is_cpu), reads_in_place }
+    }
+
+    /// A GPU's: what a CUDA device (and a discrete OpenCL GPU) builds for.
+    #[cfg_attr(not(any(feature = "opencl", feature = "cuda-api")), allow(dead_code))]
+    fn gpu() -> Facts {
+        Facts { fp64: true, cpu_shapes: program::cpu_shapes(false), reads_in_place: false }
+    }
+}
+
+/// The [`PreparedKey`] of a comprehension's device half on a device of `facts` (`device`:
+/// which one, for the process's table).
+fn key_of(
+    plan: &'static plan::DevicePlan,
+    root: &offload::HostData<'_>,
+    captures: &[offload::HostData<'_>],
+    output: types::TypeDesc,
+    facts: Facts,
+    device: usize,
+) -> Result<PreparedKey, DeviceFailure> {
+    let capture_types: Vec<types::TypeDesc> = captures
+        .iter()
+        .map(|c| match c {
+            offload::HostData::Scalar(v) => v.desc(),
+            offload::HostData::Slice(s) => s.desc(),
+            offload::HostData::Jagged(j) => j.desc(),
+            offload::HostData::Range(r) => r.desc(),
+            offload::HostData::Elements(e) => e.desc(),
+        })
+        .collect();
+    let root_type = match root {
+        offload::HostData::Range(r) => r.desc(),
+        offload::HostData::Elements(e) => e.desc(),
+        // An array of rows: the device runs over its row indices.
+        offload::HostData::Jagged(_) => types::TypeDesc::Prim(types::Prim::U64),
+        _ => return Err(DeviceFailure::cannot("its first generator is not a range or a source")),
+    };
+    // On a device whose memory is the host's, a captured collection of tuples is read as the
+    // records it is in memory, where it lies (no columns converted on the host): its program
+    // reads each component at its offset.
+    let capture_records: Vec<Option<types::RecordLayout>> = captures
+        .iter()
+        .map(|c| match c {
+            _ if !facts.reads_in_place => None,
+            offload::HostData::Slice(s) => s.record_layout(),
+            offload::HostData::Jagged(j) => j.record_layout(),
+            _ => None,
+        })
+        .collect();
+    // The same for the first generator's elements (not a `DeviceVec`'s: its columns, which
+    // its first device run uploads and keeps).
+    let root_records = match root {
+        offload::HostData::Elements(e) if facts.reads_in_place => e.record_layout(),
+        _ => None,
+    };
+    Ok(PreparedKey {
+        plan: std::ptr::from_ref(plan) as usize,
+        device,
+        facts,
+        captures: capture_types,
+        records: capture_records,
+        root_records,
+        root: root_type,
+        output,
+    })
+}
+
 /// What decides a comprehension's programs: the plan, the device, and the types observed at
 /// the call site.
 #[derive(Clone, PartialEq, Eq, Hash)]
 struct PreparedKey {
     plan: usize,
     device: usize,
+    facts: Facts,
     captures: Vec<types::TypeDesc>,
     /// The layout of each capture's records, where its program reads them in place.
     records: Vec<Option<types::RecordLayout>>,
@@ -123,6 +164,20 @@ struct PreparedKey {
     root_records: Option<types::RecordLayout>,
     root: types::TypeDesc,
     output: types::TypeDesc,
+}
+
+impl PreparedKey {
+    /// The element types, for records and errors: the first generator's, the captures' and
+    /// the output's.
+    fn describe(&self) -> String {
+        let captures: Vec<String> = self.captures.iter().map(ToString::to_string).collect();
+        format!(
+            "elements {}, captures ({}), output {}",
+            self.root,
+            captures.join(", "),
+            self.output
+        )
+    }
 }
 
 /// A comprehension ready to run on a device for one [`PreparedKey`]: its solved types, its
@@ -144,6 +199,7 @@ struct Prepared {
 /// does not pay for the assembly again. Returns where the programs came from this time.
 fn prepared(
     device: &dyn Device,
+    site: &'static Site,
     plan: &'static plan::DevicePlan,
     par_fns: &[&'static str],
     key: PreparedKey,
@@ -155,7 +211,37 @@ fn prepared(
     if let Some(found) = table.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return Ok((found.clone(), [program::Origin::Memory; 2]));
     }
-    let info = device.info();
+    let Assembled { types, records, root_records, faults, source } =
+        assemble(plan, par_fns, &key, device.info())?;
+    // The comprehension's own program first: a program missing from the kernel bundles is then
+    // reported as the comprehension's.
+    let provenance = program::Provenance::site(site, key.describe());
+    let (program, origin) = program::build(device, &source, &provenance)?;
+    let (generic, generic_origin) = program::generic(device)?;
+    let prepared = Arc::new(Prepared { types, records, root_records, faults, program, generic });
+    table.lock().unwrap_or_else(|p| p.into_inner()).insert(key, prepared.clone());
+    Ok((prepared, [generic_origin, origin]))
+}
+
+/// A comprehension's program source for one [`PreparedKey`], with what its runs need besides
+/// the program.
+struct Assembled {
+    types: Vec<types::TypeDesc>,
+    records: Vec<Option<types::RecordLayout>>,
+    root_records: Option<types::RecordLayout>,
+    faults: Vec<String>,
+    source: String,
+}
+
+/// Solves the types of a comprehension's device half and assembles its program's source, for
+/// a device of `key.facts` (`device`: its name, for messages). Needs no device: a run on the
+/// host assembles what a GPU would build, to record it (`record_for_gpu`).
+fn assemble(
+    plan: &'static plan::DevicePlan,
+    par_fns: &[&'static str],
+    key: &PreparedKey,
+    device: &dyn std::fmt::Display,
+) -> Result<Assembled, DeviceFailure> {
     let mut resolver = Resolver::default();
     let calls = resolver.resolve(par_fns).map_err(DeviceFailure::cannot)?;
     let (signatures, generic) = resolver.observations(&calls);
@@ -184,8 +270,8 @@ fn prepared(
     let units = resolver.units;
     let uses_f64 =
         types.iter().chain(units.iter().flat_map(|u| &u.types)).any(types::TypeDesc::uses_f64);
-    if !info.fp64 && uses_f64 {
-        return Err(DeviceFailure::cannot(format!("it uses f64, which {info} does not have")));
+    if !key.facts.fp64 && uses_f64 {
+        return Err(DeviceFailure::cannot(format!("it uses f64, which {device} does not have")));
     }
     let prelude = program::type_prelude(types.iter().chain(units.iter().flat_map(|u| &u.types)));
     let mut faults: Vec<String> = plan.faults.iter().map(|f| f.to_string()).collect();
@@ -240,14 +326,48 @@ fn prepared(
         &par_fn_source,
         &classes,
         &types,
-        info.fp64,
-        program::cpu_shapes(info.is_cpu),
+        key.facts.fp64,
+        key.facts.cpu_shapes,
     );
-    let (generic, generic_origin) = program::generic(device)?;
-    let (program, origin) = program::build(device, &source)?;
-    let prepared = Arc::new(Prepared { types, records, root_records, faults, program, generic });
-    table.lock().unwrap_or_else(|p| p.into_inner()).insert(key, prepared.clone());
-    Ok((prepared, [generic_origin, origin]))
+    Ok(Assembled { types, records, root_records, faults, source })
+}
+
+/// With `PARCOMP_KERNEL_RECORD`, records the programs a GPU would build for a comprehension that
+/// runs on the host — on any backend, with no device present — so that a bundle made on a
+/// machine without a GPU holds them: its own program (assembled for a GPU: `f64`, a GPU's
+/// shapes, no records read in place), the generic kernels and the sort's (`order by`).
+/// Once per comprehension site and types; a comprehension whose types the device does not
+/// have records nothing.
+#[cfg_attr(not(any(feature = "opencl", feature = "cuda-api")), allow(dead_code))]
+pub(crate) fn record_for_gpu<T>(site: &'static Site, offload: &Offload<'_, T>) {
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock};
+    if !super::record::enabled()
+        || !cfg!(all(target_pointer_width = "64", target_endian = "little"))
+    {
+        return;
+    }
+    let Some(parts) = offload.parts() else { return };
+    let Some(captures) =
+        parts.captures.iter().map(|c| c.as_ref().ok().copied()).collect::<Option<Vec<_>>>()
+    else {
+        return;
+    };
+    let Ok(key) = key_of(parts.plan, parts.root, &captures, parts.output.desc(), Facts::gpu(), 0)
+    else {
+        return;
+    };
+    static DONE: OnceLock<Mutex<HashSet<PreparedKey>>> = OnceLock::new();
+    let done = DONE.get_or_init(Mutex::default);
+    if done.lock().unwrap_or_else(|p| p.into_inner()).contains(&key) {
+        return;
+    }
+    if let Ok(assembled) = assemble(parts.plan, parts.par_fns, &key, &"a GPU") {
+        let provenance = program::Provenance::site(site, key.describe());
+        super::record::program(&provenance, &assembled.source, super::record::FOR_GPU, None);
+        program::record_runtime_programs_for_gpu();
+    }
+    done.lock().unwrap_or_else(|p| p.into_inner()).insert(key);
 }
 
 /// Runs a comprehension's device half on `backend`'s device, leaving its values there (the

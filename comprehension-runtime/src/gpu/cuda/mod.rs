@@ -8,7 +8,9 @@
 //! the disk cache keeps: loading it costs about a millisecond, against NVRTC's hundreds.
 //!
 //! cudarc panics when a library it needs is absent, so every entry first checks that the
-//! library can be loaded ([`nvrtc_available`], and `is_culib_present` for the driver).
+//! library can be loaded ([`nvrtc_available`], and `is_culib_present` for the driver). The
+//! device opens without NVRTC: a program found in a kernel bundle (`bundle.rs`) or the disk
+//! cache is loaded by the driver alone, and only a program found in neither needs NVRTC.
 
 mod nvrtc;
 
@@ -120,7 +122,7 @@ impl CudaDevice {
                 (MIN_DRIVER % 1000) / 10
             )));
         }
-        nvrtc_available()?;
+        // NVRTC is not needed to open the device: programs may all come from a kernel bundle.
         let ordinal = match std::env::var("PARCOMP_CUDA_DEVICE") {
             Ok(v) if !v.trim().is_empty() => v.trim().parse::<usize>().map_err(|_| {
                 unavailable(format!("PARCOMP_CUDA_DEVICE={v:?} is not a device number"))
@@ -156,7 +158,10 @@ impl CudaDevice {
             }
             _ => None,
         };
-        let (nvrtc_major, nvrtc_minor) = nvrtc_version()?;
+        let nvrtc = match nvrtc_version() {
+            Ok((major, minor)) => format!("NVRTC {major}.{minor}"),
+            Err(_) => "no NVRTC".to_string(),
+        };
         let info = DeviceInfo {
             api: "cuda",
             name,
@@ -165,7 +170,7 @@ impl CudaDevice {
             // Part of the key of cached binaries: a new driver, NVRTC or set of options
             // rebuilds them.
             driver: format!(
-                "CUDA driver {}.{}, NVRTC {nvrtc_major}.{nvrtc_minor}, {}",
+                "CUDA driver {}.{}, {nvrtc}, {}",
                 driver / 1000,
                 (driver % 1000) / 10,
                 nvrtc::options(arch).join(" ")

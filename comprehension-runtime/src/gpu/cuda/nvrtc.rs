@@ -19,17 +19,10 @@ pub struct Compiled {
     pub log: String,
 }
 
-/// The options every program is compiled with, for architecture `sm_{major}{minor}`:
-/// `--fmad=false` because Rust never fuses `a * b + c` (NVRTC would by default); division
-/// and square roots stay IEEE-exact and denormals are kept (NVRTC's defaults, spelled out).
+/// The options every program is compiled with, for architecture `sm_{major}{minor}`
+/// (`bundle::nvrtc_options`, which `cargo parcomp bundle` compiles with too).
 pub fn options(arch: (i32, i32)) -> Vec<String> {
-    vec![
-        format!("--gpu-architecture=sm_{}{}", arch.0, arch.1),
-        "--fmad=false".into(),
-        "--ftz=false".into(),
-        "--prec-div=true".into(),
-        "--prec-sqrt=true".into(),
-    ]
+    super::super::bundle::nvrtc_options(&format!("sm_{}{}", arch.0, arch.1))
 }
 
 /// Whether NVRTC can be loaded, or why not. `PARCOMP_NVRTC` may name the library file
@@ -64,7 +57,8 @@ pub fn nvrtc_available() -> Result<(), DeviceError> {
                     "no NVRTC to compile kernels with{preloaded}: searched for {} on the \
                      loader's path (LD_LIBRARY_PATH); install the CUDA toolkit's NVRTC, or \
                      `pip install nvidia-cuda-nvrtc-cu12` and set PARCOMP_NVRTC to its \
-                     libnvrtc.so.12",
+                     libnvrtc.so.12; or precompile the programs into a kernel bundle \
+                     (`cargo parcomp bundle`, embedded with `parcomp::kernel_bundle!`)",
                     super::library_names("nvrtc")
                 ))
             }

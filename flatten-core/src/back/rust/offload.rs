@@ -44,8 +44,12 @@ pub(super) fn emit(
     let plan = device_plan(compiled, &kernels, rt);
     let required = matches!(unit.marker, Marker::Gpu(_));
 
+    // The site, registered so that `parcomp::kernels::missing()` knows every device-capable
+    // comprehension of the binary when it links.
+    let site = Ident::new("__PARCOMP_SITE", Span::mixed_site());
     let mut items = quote! {
         static #plan_name: #rt::gpu::DevicePlan = #plan;
+        #rt::inventory::submit! { #rt::DeviceSite::new(&#site) }
         #[allow(unused_imports)]
         use #rt::probe::*;
     };
