@@ -189,7 +189,9 @@ fn bundle(args: &[String]) -> Result<ExitCode, String> {
         // The programs made for a GPU: assembled for one on any run, or built by a CUDA device
         // (not those made for an OpenCL CPU device's shapes, unless --all-programs).
         let for_gpu = |p: &&Recorded| {
-            o.all_programs || p.devices.iter().any(|d| d == FOR_GPU || cuda_target(d).is_some())
+            !p.source.is_empty()
+                && (o.all_programs
+                    || p.devices.iter().any(|d| d == FOR_GPU || cuda_target(d).is_some()))
         };
         let programs: Vec<&Recorded> = recording.programs.iter().filter(for_gpu).collect();
         let work: Vec<(&Recorded, &str)> =
@@ -231,8 +233,12 @@ fn bundle(args: &[String]) -> Result<ExitCode, String> {
     }
     // The sites each program serves, for the programs the bundle holds: what
     // `parcomp::kernels::missing()` counts as covered.
-    let held: Vec<&Recorded> =
-        recording.programs.iter().filter(|p| writer.holds(p.program)).collect();
+    // And the sites that ran on the host only (the empty program): nothing to precompile.
+    let held: Vec<&Recorded> = recording
+        .programs
+        .iter()
+        .filter(|p| writer.holds(p.program) || p.source.is_empty())
+        .collect();
     for program in held {
         for site in &program.sites {
             match site.split_once(' ') {
@@ -375,7 +381,7 @@ fn check(args: &[String]) -> Result<ExitCode, String> {
     let mut missing = 0;
     for target in &targets {
         let device = device_of(target);
-        for program in &recording.programs {
+        for program in recording.programs.iter().filter(|p| !p.source.is_empty()) {
             let found = match cuda_target(target) {
                 Some(_) => !b.candidates(program.program, &device).is_empty(),
                 None => b.program(program.program).iter().any(|e| e.target == target),

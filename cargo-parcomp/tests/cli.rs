@@ -4,7 +4,7 @@
 //! an NVRTC that cannot be loaded).
 
 use comprehension_runtime::gpu::bundle::{program_key, Bundle};
-use comprehension_runtime::gpu::record::{encode, Provenance, FOR_GPU};
+use comprehension_runtime::gpu::record::{encode, Provenance, FOR_GPU, ON_HOST};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -62,19 +62,30 @@ fn recorded_binaries_are_bundled_listed_and_checked() {
                 FOR_GPU,
                 None,
             ),
+            // A comprehension that ran on the host only: its site is accounted for.
+            encode(
+                program_key(""),
+                &provenance("src/host.rs:2:2", "par![a | a <- &atomics]"),
+                "",
+                ON_HOST,
+                None,
+            ),
         ],
     );
     // `cargo parcomp ...` passes `parcomp` first.
     let (out, text) =
         tool(&["parcomp", "bundle", rec.to_str().unwrap(), "-o", pcb.to_str().unwrap()]);
     assert!(out.status.success(), "{text}");
-    assert!(text.contains("2 programs, 1 binaries"), "{text}");
+    assert!(text.contains("3 programs, 1 binaries"), "{text}");
     let bytes = std::fs::read(&pcb).unwrap();
     let bundle = Bundle::parse("k.pcb", &bytes).unwrap();
     assert_eq!(bundle.entries().len(), 1);
     assert_eq!(bundle.entries()[0].target, "opencl-00ab");
     assert_eq!(bundle.entries()[0].binary, b"a device binary");
-    assert_eq!(bundle.sites(), [(program_key(GOOD), "src/main.rs:3:9")]);
+    let mut sites =
+        vec![(program_key(GOOD), "src/main.rs:3:9"), (program_key(""), "src/host.rs:2:2")];
+    sites.sort();
+    assert_eq!(bundle.sites(), sites);
 
     let (out, text) = tool(&["list", pcb.to_str().unwrap()]);
     assert!(out.status.success(), "{text}");
@@ -86,6 +97,7 @@ fn recorded_binaries_are_bundled_listed_and_checked() {
     assert!(text.contains("missing for opencl-00ab"), "{text}");
     assert!(text.contains("src/lib.rs:7:5 par_sum![y | y <- v]"), "{text}");
     assert!(text.contains("1 missing"), "{text}");
+    assert!(!text.contains("src/host.rs"), "{text}");
     let (out, text) =
         tool(&["check", pcb.to_str().unwrap(), rec.to_str().unwrap(), "--target", "sm_90"]);
     assert_eq!(out.status.code(), Some(1), "{text}");

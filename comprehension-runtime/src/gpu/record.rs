@@ -88,6 +88,10 @@ pub(crate) fn enabled() -> bool {
 /// device that built one is named by its target (`bundle::device_target`).
 pub const FOR_GPU: &str = "gpu";
 
+/// The device a record names for a comprehension no device can run with the values it ran
+/// with: its source is empty, and its site is accounted for in a bundle (nothing to precompile).
+pub const ON_HOST: &str = "host";
+
 /// Appends `source`'s record, once per program, site and device in this process: made for `device`
 /// ([`FOR_GPU`], or the target of the device that built it, with its `binary` where there is
 /// one). Failing to write is said once on stderr, never fatal.
@@ -165,7 +169,8 @@ pub struct Recorded {
     pub sites: Vec<String>,
     /// The element types it was made for, each once.
     pub types: Vec<String>,
-    /// The devices it was made for: [`FOR_GPU`], or the targets of the devices that built it.
+    /// The devices it was made for: [`FOR_GPU`], the targets of the devices that built it, or
+    /// [`ON_HOST`] for the sites that ran on the host only (the program of the empty source).
     pub devices: Vec<String>,
     /// The binaries devices built of it, by target.
     pub binaries: BTreeMap<String, Vec<u8>>,

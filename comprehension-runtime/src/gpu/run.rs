@@ -336,8 +336,8 @@ fn assemble(
 /// runs on the host — on any backend, with no device present — so that a bundle made on a
 /// machine without a GPU holds them: its own program (assembled for a GPU: `f64`, a GPU's
 /// shapes, no records read in place), the generic kernels and the sort's (`order by`).
-/// Once per comprehension site and types; a comprehension whose types the device does not
-/// have records nothing.
+/// Once per comprehension site and types; a comprehension no device can run with its values is
+/// recorded as running on the host (`record::ON_HOST`, with the reason as its types).
 #[cfg_attr(not(any(feature = "opencl", feature = "cuda-api")), allow(dead_code))]
 pub(crate) fn record_for_gpu<T>(site: &'static Site, offload: &Offload<'_, T>) {
     use std::collections::HashSet;
@@ -347,25 +347,42 @@ pub(crate) fn record_for_gpu<T>(site: &'static Site, offload: &Offload<'_, T>) {
     {
         return;
     }
-    let Some(parts) = offload.parts() else { return };
+    // A comprehension no device can run with these values (a capture the device cannot hold,
+    // types it does not have) is recorded as running on the host: nothing to precompile, and
+    // its site is accounted for (`bundle::missing`).
+    let on_host = |why: String| {
+        super::record::program(
+            &program::Provenance::site(site, why),
+            "",
+            super::record::ON_HOST,
+            None,
+        )
+    };
+    let Some(parts) = offload.parts() else {
+        return on_host(offload.capable().err().unwrap_or_default());
+    };
     let Some(captures) =
         parts.captures.iter().map(|c| c.as_ref().ok().copied()).collect::<Option<Vec<_>>>()
     else {
-        return;
+        return on_host(offload.capable().err().unwrap_or_default());
     };
-    let Ok(key) = key_of(parts.plan, parts.root, &captures, parts.output.desc(), Facts::gpu(), 0)
-    else {
-        return;
+    let key = match key_of(parts.plan, parts.root, &captures, parts.output.desc(), Facts::gpu(), 0)
+    {
+        Ok(key) => key,
+        Err(why) => return on_host(why.message),
     };
     static DONE: OnceLock<Mutex<HashSet<PreparedKey>>> = OnceLock::new();
     let done = DONE.get_or_init(Mutex::default);
     if done.lock().unwrap_or_else(|p| p.into_inner()).contains(&key) {
         return;
     }
-    if let Ok(assembled) = assemble(parts.plan, parts.par_fns, &key, &"a GPU") {
-        let provenance = program::Provenance::site(site, key.describe());
-        super::record::program(&provenance, &assembled.source, super::record::FOR_GPU, None);
-        program::record_runtime_programs_for_gpu();
+    match assemble(parts.plan, parts.par_fns, &key, &"a GPU") {
+        Ok(assembled) => {
+            let provenance = program::Provenance::site(site, key.describe());
+            super::record::program(&provenance, &assembled.source, super::record::FOR_GPU, None);
+            program::record_runtime_programs_for_gpu();
+        }
+        Err(why) => on_host(why.message),
     }
     done.lock().unwrap_or_else(|p| p.into_inner()).insert(key);
 }
