@@ -15,6 +15,10 @@
 //!   (PoCL runs it on the CPU), with where each comprehension ran.
 //!
 //! (a) to (f) run on rayon, whatever devices there are: their times compare with plain loops.
+//!
+//! With `--check-kernels`, the tour ends by listing its device-capable comprehensions that no
+//! kernel bundle covers (`parcomp::kernels::missing`) and fails if there is one: CI runs it with
+//! the bundle of its own recorded programs.
 
 #[path = "support/lines.rs"]
 mod lines;
@@ -58,6 +62,21 @@ fn main() {
     });
     device_example();
     backends_agree();
+    if std::env::args().any(|a| a == "--check-kernels") {
+        check_kernels();
+    }
+}
+
+/// Lists the device-capable comprehensions no kernel bundle covers, and fails if there is one.
+fn check_kernels() {
+    let missing = parcomp::kernels::missing().unwrap_or_else(|e| panic!("{e}"));
+    println!("\nDevice-capable comprehensions without a precompiled program: {}", missing.len());
+    for site in &missing {
+        println!("  {site}");
+    }
+    if !missing.is_empty() {
+        std::process::exit(1);
+    }
 }
 
 fn heading(title: &str) {

@@ -23,6 +23,19 @@ cargo build --release --features cuda --example gpu_report --example gpu_bandwid
 for example in gpu_report gpu_bandwidth; do
   strip -o "$stage/x/$example" "target/release/examples/$example"
 done
+# gpu_report's programs, recorded here (what a GPU would build, whatever ran them) and compiled
+# ahead of time with NVRTC (PARCOMP_NVRTC, or on the loader's path) into a kernel bundle: run.sh
+# runs gpu_report from it with no NVRTC. Skipped, saying so, where NVRTC is absent.
+rm -f "$stage/gpu_report.rec"
+PARCOMP_KERNEL_RECORD="$PWD/$stage/gpu_report.rec" PARCOMP_CACHE_DIR=off \
+  "$stage/x/gpu_report" --reps 1 --no-baselines >/dev/null
+if cargo run -q -p cargo-parcomp -- parcomp bundle "$stage/gpu_report.rec" \
+     -o "$stage/gpu_report.pcb" --cuda; then
+  rm "$stage/gpu_report.rec"
+else
+  echo "pack.sh: no kernel bundle (NVRTC missing?): run.sh skips the run without NVRTC"
+  rm -f "$stage/gpu_report.rec" "$stage/gpu_report.pcb"
+fi
 tar -C "$stage" -cf - . | xz -T0 -6 > "$out/bins.tar.xz"
 cp scripts/gpu-check/run.sh "$out/run.sh"
 rm -rf "$stage"

@@ -4,7 +4,8 @@
 # suite with every comprehension forced onto CUDA, the suite on every device present (the
 # automatic choice; OpenCL runs go to the best OpenCL device, NVIDIA's where it is installed),
 # gpu_bandwidth at 10^8 elements (and with 1, 8 and 16 positions per work-item of a level that
-# writes a value per position), and gpu_report --full. A summary goes to stdout; every log
+# writes a value per position), gpu_report --full, and gpu_report again from the kernel bundle
+# pack.sh made, with NVRTC unloadable (the programs the driver alone loads). A summary goes to stdout; every log
 # goes to $OUT/gpu-check.tgz when OUT is set, else to target/gpu-check/logs.
 #
 # Environment: PARCOMP_NVRTC when NVRTC is not on the loader's path (found here under
@@ -79,6 +80,17 @@ MALLOC_MMAP_THRESHOLD_=67108864 MALLOC_TRIM_THRESHOLD_=134217728 PARCOMP_REQUIRE
   timeout 300 "$bin/x/gpu_report" --full >"$logs/gpu_report.txt" 2>&1
 echo "gpu_report rc=$?"
 grep '^|' "$logs/gpu_report.txt" | cut -c1-300
+if [ -f "$bin/gpu_report.pcb" ]; then
+  # The first-run column against the run above: programs from the bundle (packed by pack.sh)
+  # instead of NVRTC, with NVRTC made unloadable and any compile an error.
+  echo "== gpu_report from its kernel bundle, without NVRTC ($(elapsed))"
+  PARCOMP_NVRTC=/nonexistent/libnvrtc.so.12 PARCOMP_KERNEL_MISS=error \
+    PARCOMP_KERNEL_BUNDLE="$bin/gpu_report.pcb" PARCOMP_CACHE_DIR="$(mktemp -d)" \
+    PARCOMP_REQUIRE_DEVICE=cuda timeout 300 "$bin/x/gpu_report" --full --no-baselines \
+    >"$logs/gpu_report-bundle.txt" 2>&1
+  echo "gpu_report (bundle) rc=$?"
+  grep '^|' "$logs/gpu_report-bundle.txt" | cut -c1-300
+fi
 echo "== failures"
 for log in "$logs"/forced-*.log "$logs"/every-*.log "$logs"/cuda_device.log; do
   if grep -q 'FAILED\|panicked' "$log"; then
