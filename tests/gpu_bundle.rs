@@ -15,23 +15,10 @@ use std::process::{Command, Output};
 // children name in PARCOMP_KERNEL_BUNDLE.
 parcomp::kernel_bundle!("data/empty.pcb");
 
-const CHILD: &str = "PARCOMP_TEST_CHILD";
-
+/// The child test `name` with `env`, the disk cache off.
 fn command(name: &str, env: &[(&str, &str)]) -> Command {
-    let mut command = Command::new(std::env::current_exe().unwrap());
-    command.args(["--exact", name, "--ignored", "--nocapture", "--test-threads=1"]);
-    command
-        .env(CHILD, "1")
-        .env_remove("PARCOMP_BACKEND")
-        .env_remove("PARCOMP_TRACE")
-        .env_remove("PARCOMP_KERNEL_RECORD")
-        .env_remove("PARCOMP_KERNEL_BUNDLE")
-        .env_remove("PARCOMP_KERNEL_MISS")
-        .env_remove("PARCOMP_DEVICE_MIN_WORK")
-        .env("PARCOMP_CACHE_DIR", "off");
-    for (key, value) in env {
-        command.env(key, value);
-    }
+    let mut command = support::child_command(name, &[("PARCOMP_CACHE_DIR", "off")]);
+    command.envs(env.iter().copied());
     command
 }
 
@@ -68,7 +55,7 @@ fn want(n: u64) -> u64 {
 #[test]
 #[ignore = "run by the bundle tests"]
 fn child_run() {
-    if std::env::var_os(CHILD).is_none() {
+    if !support::is_child() {
         return;
     }
     let n = 2000u64;
@@ -105,7 +92,7 @@ fn child_run() {
 #[test]
 #[ignore = "run by the bundle tests"]
 fn child_missing() {
-    if std::env::var_os(CHILD).is_none() {
+    if !support::is_child() {
         return;
     }
     let missing: Vec<String> = parcomp::kernels::missing()

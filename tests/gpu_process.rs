@@ -6,29 +6,11 @@ mod support;
 
 use parcomp::{par, par_sum, trace, Backend};
 use std::path::Path;
-use std::process::{Command, Output};
-
-/// Set in the environment of the child processes, so that the `child_*` tests do nothing when
-/// someone runs the ignored tests by hand.
-const CHILD: &str = "PARCOMP_TEST_CHILD";
-
-fn is_child() -> bool {
-    std::env::var_os(CHILD).is_some()
-}
+use std::process::Output;
 
 /// Runs the test `name` of this binary in a child process with `env` set.
 fn child(name: &str, env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(std::env::current_exe().unwrap());
-    command.args(["--exact", name, "--ignored", "--nocapture", "--test-threads=1"]);
-    command
-        .env(CHILD, "1")
-        .env_remove("PARCOMP_BACKEND")
-        .env_remove("PARCOMP_TRACE")
-        .env_remove("PARCOMP_DEVICE_MIN_WORK");
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    command.output().expect("the test binary runs")
+    support::child_command(name, env).output().expect("the test binary runs")
 }
 
 fn text(output: &Output) -> (String, String) {
@@ -49,7 +31,7 @@ fn scratch(name: &str) -> std::path::PathBuf {
 #[test]
 #[ignore = "run by disk_cache_serves_a_second_process"]
 fn child_cache() {
-    if !is_child() {
+    if !support::is_child() {
         return;
     }
     let n = 3000u64;
@@ -110,7 +92,7 @@ fn corrupt(path: &Path) {
 #[test]
 #[ignore = "run by the tests of an absent device"]
 fn child_runs_two_comprehensions() {
-    if !is_child() {
+    if !support::is_child() {
         return;
     }
     let (out, runs) = trace::record(|| {
@@ -229,7 +211,7 @@ fn the_trace_names_the_place_and_the_backend() {
 #[test]
 #[ignore = "run by the_calibration_is_cached_for_the_next_process"]
 fn child_calibration() {
-    if !is_child() {
+    if !support::is_child() {
         return;
     }
     let report = parcomp::backend();

@@ -11,8 +11,17 @@ use std::process::{Command, Output};
 const GOOD: &str = "extern \"C\" __global__ void pc_k(int *p) { p[0] = 1; }\n";
 const BAD: &str = "extern \"C\" __global__ void pc_k(int *p) { p[0] = undeclared; }\n";
 
-fn provenance(location: &str, text: &str) -> Provenance {
-    Provenance { location: location.into(), text: text.into(), types: "elements u64".into() }
+/// A record of `source` for the comprehension `text` at `location`, made for `device`.
+fn record(
+    source: &str,
+    location: &str,
+    text: &str,
+    device: &str,
+    binary: Option<&[u8]>,
+) -> Vec<u8> {
+    let types = "elements u64".into();
+    let provenance = Provenance { location: location.into(), text: text.into(), types };
+    encode(program_key(source), &provenance, source, device, binary)
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -41,35 +50,17 @@ fn recorded_binaries_are_bundled_listed_and_checked() {
     write_recording(
         &rec,
         &[
-            encode(
-                program_key(GOOD),
-                &provenance("src/main.rs:3:9", "par![x | x <- 0..n]"),
+            record(
                 GOOD,
+                "src/main.rs:3:9",
+                "par![x | x <- 0..n]",
                 "opencl-00ab",
                 Some(b"a device binary"),
             ),
-            encode(
-                program_key(GOOD),
-                &provenance("src/main.rs:3:9", "par![x | x <- 0..n]"),
-                GOOD,
-                FOR_GPU,
-                None,
-            ),
-            encode(
-                program_key(BAD),
-                &provenance("src/lib.rs:7:5", "par_sum![y | y <- v]"),
-                BAD,
-                FOR_GPU,
-                None,
-            ),
+            record(GOOD, "src/main.rs:3:9", "par![x | x <- 0..n]", FOR_GPU, None),
+            record(BAD, "src/lib.rs:7:5", "par_sum![y | y <- v]", FOR_GPU, None),
             // A comprehension that ran on the host only: its site is accounted for.
-            encode(
-                program_key(""),
-                &provenance("src/host.rs:2:2", "par![a | a <- &atomics]"),
-                "",
-                ON_HOST,
-                None,
-            ),
+            record("", "src/host.rs:2:2", "par![a | a <- &atomics]", ON_HOST, None),
         ],
     );
     // `cargo parcomp ...` passes `parcomp` first.
@@ -117,20 +108,8 @@ fn bad_inputs_are_clear_errors() {
     assert!(!pcb.exists());
 
     // A damaged record is skipped, saying where; the rest is bundled.
-    let good = encode(
-        program_key(GOOD),
-        &provenance("a.rs:1:1", "par![..]"),
-        GOOD,
-        "opencl-1",
-        Some(b"bin"),
-    );
-    let mut cut = encode(
-        program_key(BAD),
-        &provenance("b.rs:1:1", "par![..]"),
-        BAD,
-        "opencl-1",
-        Some(b"bin"),
-    );
+    let good = record(GOOD, "a.rs:1:1", "par![..]", "opencl-1", Some(b"bin"));
+    let mut cut = record(BAD, "b.rs:1:1", "par![..]", "opencl-1", Some(b"bin"));
     cut.truncate(cut.len() / 2);
     cut.push(b'\n');
     write_recording(&rec, &[cut, good]);
@@ -140,8 +119,7 @@ fn bad_inputs_are_clear_errors() {
     assert!(text.contains("1 programs, 1 binaries"), "{text}");
 
     // Nothing to bundle without --cuda when no device built a binary.
-    let gpu_only =
-        encode(program_key(GOOD), &provenance("a.rs:1:1", "par![..]"), GOOD, FOR_GPU, None);
+    let gpu_only = record(GOOD, "a.rs:1:1", "par![..]", FOR_GPU, None);
     write_recording(&rec, &[gpu_only]);
     let (out, text) = tool(&["bundle", rec.to_str().unwrap(), "-o", pcb.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "{text}");
@@ -185,28 +163,10 @@ fn cuda_bundles_are_compiled_by_nvrtc() {
     write_recording(
         &rec,
         &[
-            encode(
-                program_key(GOOD),
-                &provenance("src/main.rs:3:9", "par![x | x <- 0..n]"),
-                GOOD,
-                FOR_GPU,
-                None,
-            ),
-            encode(
-                program_key(BAD),
-                &provenance("src/lib.rs:7:5", "par_sum![y | y <- v]"),
-                BAD,
-                FOR_GPU,
-                None,
-            ),
+            record(GOOD, "src/main.rs:3:9", "par![x | x <- 0..n]", FOR_GPU, None),
+            record(BAD, "src/lib.rs:7:5", "par_sum![y | y <- v]", FOR_GPU, None),
             // Made for an OpenCL CPU device: not compiled for CUDA.
-            encode(
-                program_key("int x;"),
-                &provenance("src/cpu.rs:1:1", "par![..]"),
-                "int x;",
-                "opencl-1",
-                Some(b"b"),
-            ),
+            record("int x;", "src/cpu.rs:1:1", "par![..]", "opencl-1", Some(b"b")),
         ],
     );
     let nvrtc = nvrtc.to_str().unwrap();

@@ -102,7 +102,7 @@ pub(crate) fn ran(site: &'static Site, backend: Backend, reason: Option<String>)
 
 /// Says, when the trace is on, where a device program came from the first time this process
 /// needed it: `from the kernel bundle <name>`, `from the disk cache`, `compiled`.
-pub(crate) fn program(what: &str, origin: &str) {
+pub(crate) fn program(what: &dyn fmt::Display, origin: &str) {
     if tracing() {
         eprintln!("parcomp: the device program of {what}: {origin}");
     }

@@ -280,3 +280,34 @@ pub fn device_faults(f: impl Fn()) -> Vec<String> {
         })
         .collect()
 }
+
+/// Set in the environment of a child process of a test (see [`child_command`]), so that the
+/// ignored `child_*` tests do nothing when someone runs the ignored tests by hand.
+pub const CHILD: &str = "PARCOMP_TEST_CHILD";
+
+/// Whether this process is a child started by [`child_command`].
+pub fn is_child() -> bool {
+    std::env::var_os(CHILD).is_some()
+}
+
+/// A command that runs the ignored test `name` of this test binary alone, as a child process,
+/// with `env` set and none of the variables that choose where comprehensions run or which
+/// kernels they take (the backend, the trace, the device threshold, kernel records and bundles).
+pub fn child_command(name: &str, env: &[(&str, &str)]) -> std::process::Command {
+    let mut command = std::process::Command::new(std::env::current_exe().unwrap());
+    command.args(["--exact", name, "--ignored", "--nocapture", "--test-threads=1"]).env(CHILD, "1");
+    for var in [
+        "PARCOMP_BACKEND",
+        "PARCOMP_TRACE",
+        "PARCOMP_DEVICE_MIN_WORK",
+        "PARCOMP_KERNEL_RECORD",
+        "PARCOMP_KERNEL_BUNDLE",
+        "PARCOMP_KERNEL_MISS",
+    ] {
+        command.env_remove(var);
+    }
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    command
+}

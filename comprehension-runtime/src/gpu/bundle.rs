@@ -51,8 +51,8 @@ pub(crate) fn fnv128(bytes: &[u8]) -> u128 {
     h
 }
 
-/// 64-bit FNV-1a: the entries' and the bundle's checksums.
-fn fnv64(bytes: &[u8]) -> u64 {
+/// 64-bit FNV-1a: the entries' and the bundle's checksums, and the disk cache's (`cache.rs`).
+pub(crate) fn fnv64(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in bytes {
         h ^= u64::from(b);

@@ -11,6 +11,7 @@
 //! never see half an entry. Programs are `.bin` files, calibrations `.cal` files, in the same
 //! folder and the same format.
 
+use super::bundle::fnv64;
 use super::device::DeviceInfo;
 use std::fs;
 use std::io::Write;
@@ -40,17 +41,8 @@ impl Key {
 
     /// A 64-bit hash of the key (FNV-1a): the entry's file name.
     pub(crate) fn hash(&self) -> u64 {
-        fnv(self.text.as_bytes())
+        fnv64(self.text.as_bytes())
     }
-}
-
-fn fnv(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
 }
 
 /// The cache's folder, or `None` when it is disabled or there is nowhere to put it.
@@ -99,7 +91,7 @@ fn load_in(folder: &Path, key: &Key, extension: &str) -> Option<Vec<u8>> {
         return None;
     }
     let (binary, sum) = rest.split_at(len);
-    (fnv(binary).to_le_bytes() == sum).then(|| binary.to_vec())
+    (fnv64(binary).to_le_bytes() == sum).then(|| binary.to_vec())
 }
 
 fn take_u64(bytes: &[u8]) -> Option<(u64, &[u8])> {
@@ -131,7 +123,7 @@ fn store_in(folder: &Path, key: &Key, extension: &str, binary: &[u8]) {
     entry.extend_from_slice(key.text.as_bytes());
     entry.extend_from_slice(&(binary.len() as u64).to_le_bytes());
     entry.extend_from_slice(binary);
-    entry.extend_from_slice(&fnv(binary).to_le_bytes());
+    entry.extend_from_slice(&fnv64(binary).to_le_bytes());
     let temporary =
         folder.join(format!(".{:016x}.{extension}.{}.tmp", key.hash(), std::process::id()));
     let written = fs::File::create(&temporary).and_then(|mut f| f.write_all(&entry));

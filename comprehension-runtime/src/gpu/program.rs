@@ -14,6 +14,7 @@ use super::plan::{CaptureKind, DevicePlan};
 pub(crate) use super::record::Provenance;
 use super::types::{Prim, RecordLayout, TypeDesc};
 use super::{bundle, cache, record};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -825,16 +826,15 @@ pub(crate) fn build(
         return Ok((found.1.clone(), Origin::Memory));
     }
     let found = find_or_compile(device, source, &key, provenance);
-    let (program, origin, binary) = match found {
-        Ok(found) => found,
-        Err(e) => {
-            // A program the compiler rejects is recorded too: the bundle tool says which.
-            record::program(provenance, source, &bundle::device_target(device.info()), None);
-            return Err(e);
-        }
-    };
+    if record::enabled() {
+        // With the binary the device runs; a program the compiler rejects is recorded too,
+        // without one: the bundle tool says which.
+        let binary = found.as_ref().ok().and_then(|(_, _, binary)| binary.as_deref());
+        record::program(provenance, source, &bundle::device_target(device.info()), binary);
+    }
+    let (program, origin, _) = found?;
     crate::trace::program(
-        &provenance.to_string(),
+        provenance,
         match origin {
             Origin::Bundle => "from a kernel bundle",
             Origin::Disk => "from the disk cache",
@@ -842,10 +842,6 @@ pub(crate) fn build(
             Origin::Memory => "built earlier",
         },
     );
-    if record::enabled() {
-        let target = bundle::device_target(device.info());
-        record::program(provenance, source, &target, binary.as_deref());
-    }
     table
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -855,26 +851,29 @@ pub(crate) fn build(
     Ok((program, origin))
 }
 
+/// A program's binary: a bundle's, borrowed from it, or the disk cache's or the compiler's.
+type Binary = Cow<'static, [u8]>;
+
 /// The program of `source` from a bundle, the disk cache or the compiler, where it came from,
-/// and its binary where the device gives one (for the recording).
+/// and its binary where the device gives one (for the recording; a bundle's, borrowed).
 fn find_or_compile(
     device: &dyn Device,
     source: &str,
     key: &cache::Key,
     provenance: &Provenance,
-) -> Result<(Built, Origin, Option<Vec<u8>>), DeviceError> {
+) -> Result<(Built, Origin, Option<Binary>), DeviceError> {
     let program_key = bundle::program_key(source);
     let candidates = bundle::candidates(program_key, device.info())
         .map_err(|e| DeviceError::new(DeviceErrorKind::Unavailable, e.to_string()))?;
     // An entry the driver refuses counts as a miss: the next one is tried.
     for entry in candidates {
         if let Ok(program) = device.load(entry.binary, "") {
-            return Ok((Arc::from(program), Origin::Bundle, Some(entry.binary.to_vec())));
+            return Ok((Arc::from(program), Origin::Bundle, Some(Cow::Borrowed(entry.binary))));
         }
     }
     if let Some(binary) = cache::load(key) {
         if let Ok(program) = device.load(&binary, "") {
-            return Ok((Arc::from(program), Origin::Disk, Some(binary)));
+            return Ok((Arc::from(program), Origin::Disk, Some(Cow::Owned(binary))));
         }
     }
     match bundle::miss_policy() {
@@ -897,7 +896,7 @@ fn find_or_compile(
     if let Some(binary) = &binary {
         cache::store(key, binary);
     }
-    Ok((Arc::from(program), Origin::Compiled, binary))
+    Ok((Arc::from(program), Origin::Compiled, binary.map(Cow::Owned)))
 }
 
 /// The error of a program no bundle holds, under `PARCOMP_KERNEL_MISS=host` or `error`: it
