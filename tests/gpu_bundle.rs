@@ -7,6 +7,7 @@
 mod support;
 
 use parcomp::kernels::{parse_recording, BundleWriter};
+use parcomp::segmented::{Max, Monoid, Sum};
 use parcomp::{par_sum, trace, Backend};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -101,6 +102,36 @@ fn child_missing() {
         .map(|s| format!("{}:{}:{}", s.file, s.line, s.column))
         .collect();
     println!("result missing={}", missing.join(","));
+}
+
+/// Runs two of the segmented API's monoids where `PARCOMP_BACKEND` puts them and prints where
+/// they ran and what the device compiled.
+#[test]
+#[ignore = "run by the bundle tests"]
+fn child_monoids() {
+    if !support::is_child() {
+        return;
+    }
+    // The device's counts of each run (`gpu_stats` is the last device run's), summed; the
+    // parent forces one backend for both calls and checks where they ran.
+    let (mut compiled, mut bundled) = (0, 0);
+    let mut count = || {
+        if let Some(s) = parcomp::gpu_stats() {
+            compiled += s.programs_compiled;
+            bundled += s.programs_bundled;
+        }
+    };
+    let (results, runs) = trace::record(|| {
+        let rows = parcomp::Jagged::from_lengths(&[3, 0, 2], vec![1u64, 2, 3, 40, 50]).unwrap();
+        let sums = Sum.reduce_rows(&rows);
+        count();
+        let highest = Max.scan_inclusive(&[1.5f64, -2.0, 7.25, 3.0]);
+        count();
+        (sums, highest)
+    });
+    assert_eq!(results, (vec![6, 0, 90], vec![1.5, 1.5, 7.25, 7.25]));
+    let on: Vec<String> = runs.iter().map(|r| r.backend.to_string()).collect();
+    println!("result backend={} compiled={compiled} bundled={bundled}", on.join(","));
 }
 
 fn bundle_of(recording: &Path, out: &Path) -> usize {
@@ -242,6 +273,63 @@ fn a_program_the_bundles_lack_follows_the_miss_policy() {
     // `compile`, the default: compiled.
     let out = child("child_run", &[("PARCOMP_KERNEL_MISS", "compile")]);
     assert_eq!(field(&out, "compiled"), "2", "{out}");
+}
+
+/// The segmented API's monoids record the programs a GPU builds for them wherever they run, as a
+/// comprehension does: a recording made on rayon holds the very sources a device compiles, and
+/// a bundle of a device's recording serves them with nothing compiled.
+#[test]
+fn the_segmented_api_records_what_a_gpu_builds_on_any_backend() {
+    if !support::present(Backend::OpenCl) {
+        return;
+    }
+    let dir = scratch("monoids");
+    let on_rayon = dir.join("rayon.rec");
+    let record = |rec: &Path, backend| {
+        child(
+            "child_monoids",
+            &[("PARCOMP_KERNEL_RECORD", rec.to_str().unwrap()), ("PARCOMP_BACKEND", backend)],
+        )
+    };
+    let out = record(&on_rayon, "rayon");
+    assert_eq!(field(&out, "backend"), "rayon,rayon", "{out}");
+    let host = parse_recording(&std::fs::read(&on_rayon).unwrap());
+    assert!(host.damaged.is_empty(), "{:?}", host.damaged);
+    // Nothing ran on a device, so every program is one a GPU would build, with no binary.
+    assert!(host.programs.iter().all(|p| p.devices == ["gpu"] && p.binaries.is_empty()));
+    let program_of = |rec: &parcomp::kernels::Recording, what: &str| {
+        rec.programs
+            .iter()
+            .find(|p| p.sites.iter().any(|s| s.contains(what)))
+            .unwrap_or_else(|| panic!("no program for {what} in {:?}", rec.programs))
+            .program
+    };
+    let monoids = ["the segmented API's `add` over `u64`", "the segmented API's `max` over `f64`"];
+    let generic = "the runtime's generic kernels";
+
+    // On the device: the same programs, compiled from the same sources (PoCL has f64, as a GPU
+    // does), so the same keys.
+    let on_device = dir.join("opencl.rec");
+    let out = record(&on_device, "opencl");
+    assert_eq!(field(&out, "backend"), "opencl,opencl", "{out}");
+    assert_eq!(field(&out, "compiled"), "3", "{out}");
+    let device = parse_recording(&std::fs::read(&on_device).unwrap());
+    for what in monoids.iter().chain([&generic]) {
+        assert_eq!(program_of(&host, what), program_of(&device, what), "{what}");
+    }
+
+    // A bundle of the device's recording: nothing compiled, even where compiling is refused.
+    let pcb = dir.join("kernels.pcb");
+    assert_eq!(bundle_of(&on_device, &pcb), 3);
+    let bundle = [
+        ("PARCOMP_KERNEL_BUNDLE", pcb.to_str().unwrap()),
+        ("PARCOMP_KERNEL_MISS", "error"),
+        ("PARCOMP_BACKEND", "opencl"),
+    ];
+    let out = child("child_monoids", &bundle);
+    assert_eq!(field(&out, "backend"), "opencl,opencl", "{out}");
+    assert_eq!((field(&out, "compiled"), field(&out, "bundled")), ("0".into(), "3".into()));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -152,9 +152,11 @@ fn choose(forced: Option<Backend>, required: bool, work: &mut dyn FnMut(u64) -> 
 /// Runs one of the `parcomp::segmented` primitives where the backend in effect puts it, as a
 /// comprehension would be: `device` on a device backend when one is forced, or present and
 /// `work()` (asked only then) is at least [`device_threshold`](crate::device_threshold); `host`
-/// otherwise, or when the device failed (a forced device's failure is a panic).
+/// otherwise, or when the device failed (a forced device's failure is a panic). With
+/// `PARCOMP_KERNEL_RECORD`, the `programs` it builds on a GPU are recorded wherever it runs.
 pub(crate) fn primitive<R>(
     site: &'static Site,
+    programs: gpu::PrimitivePrograms,
     work: impl FnOnce() -> u64,
     device: impl FnOnce(Backend) -> Result<R, DeviceFailure>,
     host: impl FnOnce() -> R,
@@ -166,6 +168,9 @@ pub(crate) fn primitive<R>(
         target_pointer_width = "64",
         target_endian = "little"
     ));
+    if capable && gpu::record::enabled() {
+        programs.record_for_gpu();
+    }
     let placement = if !capable || matches!(forced, Some(b) if !b.is_device()) {
         Placement::Host(None)
     } else {

@@ -55,6 +55,7 @@ pub use executor::{last_run_stats, KernelCost, RunStats};
 pub(crate) use failure::{warn_once, DeviceFailure};
 pub use offload::{Offload, OutputProbe};
 pub use output_codec::OutputCodec;
+pub(crate) use program::PrimitivePrograms;
 #[cfg(any(feature = "opencl", feature = "cuda-api"))]
 pub(crate) use run::record_for_gpu;
 #[cfg(any(feature = "opencl", feature = "cuda-api"))]

@@ -15,7 +15,7 @@ pub(crate) use super::record::Provenance;
 use super::types::{Prim, RecordLayout, TypeDesc};
 use super::{bundle, cache, record};
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -763,7 +763,7 @@ pub(crate) fn monoid(
     type Key = (usize, &'static str, &'static str);
     static TABLE: OnceLock<Mutex<HashMap<Key, Built>>> = OnceLock::new();
     let key = (std::ptr::from_ref(device).cast::<()>() as usize, tag, op);
-    let what = format!("the segmented API's `{op}` over `{tag}`");
+    let what = monoid_what(tag, op);
     memoized(&TABLE, key, || monoid_source(device.info().fp64, tag, op), device, &what)
 }
 
@@ -778,6 +778,37 @@ pub(crate) fn record_runtime_programs_for_gpu() {
         let sort = Provenance::runtime(SORT_WHAT);
         record::program(&sort, &sort_source(true), record::FOR_GPU, None);
     });
+}
+
+/// The programs one of the segmented API's primitives builds on a device.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum PrimitivePrograms {
+    /// The runtime's own: the generic kernels and the sort's.
+    Runtime,
+    /// Those and the program of the monoid `op` over the primitive `tag`.
+    Monoid { tag: &'static str, op: &'static str },
+}
+
+impl PrimitivePrograms {
+    /// Records, once per process, the programs a GPU builds for the primitive, for a run
+    /// anywhere (`dispatch::primitive`): a recording made on the host covers what a GPU would
+    /// build, as a comprehension's does (`run::record_for_gpu`).
+    #[cfg_attr(not(any(feature = "opencl", feature = "cuda-api")), allow(dead_code))]
+    pub(crate) fn record_for_gpu(self) {
+        static DONE: OnceLock<Mutex<HashSet<(&'static str, &'static str)>>> = OnceLock::new();
+        record_runtime_programs_for_gpu();
+        let Self::Monoid { tag, op } = self else { return };
+        let done = DONE.get_or_init(Mutex::default);
+        if done.lock().unwrap_or_else(|p| p.into_inner()).insert((tag, op)) {
+            let what = Provenance::runtime(&monoid_what(tag, op));
+            record::program(&what, &monoid_source(true, tag, op), record::FOR_GPU, None);
+        }
+    }
+}
+
+/// What a monoid's program is for, in records and errors.
+fn monoid_what(tag: &str, op: &str) -> String {
+    format!("the segmented API's `{op}` over `{tag}`")
 }
 
 /// What the generic program is for, in records and errors.

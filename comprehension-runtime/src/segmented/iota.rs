@@ -12,6 +12,7 @@
 
 use super::{alloc, block_len, blocks, build_in_parts, go_parallel};
 use crate::gpu::segmented as device;
+use crate::gpu::PrimitivePrograms;
 use crate::pipeline::source;
 use crate::site::Site;
 use rayon::prelude::*;
@@ -33,6 +34,7 @@ pub fn replicated_iota(reps: &[usize]) -> Vec<usize> {
     let work = || reps.iter().fold(reps.len() as u64, |sum, &r| sum.saturating_add(r as u64));
     crate::dispatch::primitive(
         &SITE,
+        PrimitivePrograms::Runtime,
         work,
         |b| device::replicated_iota(b, &SITE, reps),
         || source(&SITE, 0..reps.len()).expand(|&row| 0..reps[row]).map(|(row, _)| row).collect(),
@@ -53,6 +55,7 @@ pub fn segmented_iota(flags: &[bool]) -> Vec<usize> {
     static SITE: Site = Site::api("parcomp::segmented::segmented_iota");
     crate::dispatch::primitive(
         &SITE,
+        PrimitivePrograms::Runtime,
         || flags.len() as u64,
         |b| device::segmented_iota(b, &SITE, flags),
         || segmented_iota_host(&SITE, flags),

@@ -12,7 +12,8 @@
 use super::{reduce_rows, scan_exclusive, scan_inclusive, segmented_reduce, segmented_scan};
 use crate::backend;
 use crate::gpu::segmented::{self as device, Output, Segments};
-use crate::gpu::types::DeviceType;
+use crate::gpu::types::{DeviceType, TypeDesc};
+use crate::gpu::PrimitivePrograms;
 use crate::site::Site;
 use crate::Jagged;
 use rayon::prelude::*;
@@ -131,8 +132,12 @@ fn run<T: DeviceType, M: Monoid<T>>(
     host: impl FnOnce() -> Vec<T>,
 ) -> Vec<T> {
     let op = monoid.kernel_op();
+    let programs = match T::desc() {
+        TypeDesc::Prim(prim) => PrimitivePrograms::Monoid { tag: prim.tag(), op },
+        _ => PrimitivePrograms::Runtime,
+    };
     let on_device = |b| device::monoid(b, site, op, monoid.identity(), values, segments, output);
-    crate::dispatch::primitive(site, || work, on_device, host)
+    crate::dispatch::primitive(site, programs, || work, on_device, host)
 }
 
 /// Addition: integers wrap (as a release build's `+`); the float identity is `-0.0`, so that

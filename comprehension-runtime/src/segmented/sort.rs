@@ -9,6 +9,7 @@
 
 use super::{alloc, go_parallel, Places};
 use crate::gpu::sort as device;
+use crate::gpu::PrimitivePrograms;
 use crate::site::Site;
 use rayon::prelude::*;
 
@@ -40,6 +41,7 @@ pub fn sort_permutation(keys: &[u64]) -> Vec<usize> {
 pub(crate) fn sort_permutation_at(site: &'static Site, keys: &[u64]) -> Vec<usize> {
     crate::dispatch::primitive(
         site,
+        PrimitivePrograms::Runtime,
         || keys.len() as u64,
         |b| device::sort_permutation(b, site, keys),
         || sort_permutation_host(site, keys),
