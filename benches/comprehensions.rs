@@ -6,7 +6,7 @@
 //! cargo bench -- smvm                  # one workload
 //! ```
 //!
-//! For the table in the README, with the three versions interleaved in one process and peak
+//! For the table in the guide (`docs/src/performance.md`), with the three versions interleaved in one process and peak
 //! memory measured, run `cargo run --release --example bench_report`.
 
 #[path = "../examples/support/lines.rs"]

@@ -3,7 +3,7 @@
 //! ratios, and the peak memory of each version.
 //!
 //! ```text
-//! cargo run --release --example bench_report              # the full sizes (the README's table)
+//! cargo run --release --example bench_report              # the full sizes (the guide's table)
 //! cargo run --release --example bench_report -- --quick   # a tenth of the sizes, 3 repetitions
 //! cargo run --release --example bench_report -- --reps 9 --only smvm
 //! ```

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! cargo run --release --example gpu_report --features opencl            # reduced sizes
-//! cargo run --release --example gpu_report --features opencl -- --full  # the README's sizes
+//! cargo run --release --example gpu_report --features opencl -- --full  # the guide's sizes
 //! cargo run --release --example gpu_report --features cuda -- --full    # on an NVIDIA GPU
 //! cargo run --release --example gpu_report --features opencl -- --baselines-only  # the last table
 //! cargo run --release --example gpu_report --features cuda -- --no-baselines  # nothing compiled
@@ -53,7 +53,7 @@ trait Fingerprint {
 }
 
 /// Floats from the device's `exp` and `ln`, which agree with the CPU's within a tolerance
-/// (README: 1e-5 relative for f32), not bit for bit: equal when every value is within the
+/// (the guide's devices chapter: 1e-5 relative for f32), not bit for bit: equal when every value is within the
 /// absolute tolerance given.
 struct Close(Vec<f32>, f32);
 

@@ -152,7 +152,7 @@
 //! selects the sequential reference backend for a whole process, [`with_backend`] for a
 //! closure on the current thread. With the `opencl` or `cuda` feature, comprehensions the
 //! device can run go to a GPU when one is present and the work is large enough (see the
-//! README's "On a device").
+//! guide's chapter on devices, `docs/src/devices.md`).
 //!
 //! ## Data that stays on the device
 //!
@@ -235,6 +235,26 @@ extern crate self as parcomp;
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// The guide's examples (`docs/src/`) run as doc tests: one item per chapter with Rust code.
+#[doc = include_str!("../docs/src/reductions.md")]
+#[cfg(doctest)]
+pub struct GuideReductions;
+
+/// The guide's chapter on comprehensive comprehensions.
+#[doc = include_str!("../docs/src/comprehensive.md")]
+#[cfg(doctest)]
+pub struct GuideComprehensive;
+
+/// The guide's chapter on devices.
+#[doc = include_str!("../docs/src/devices.md")]
+#[cfg(doctest)]
+pub struct GuideDevices;
+
+/// The guide's chapter on deploying to a GPU machine.
+#[doc = include_str!("../docs/src/deploying.md")]
+#[cfg(doctest)]
+pub struct GuideDeploying;
 
 /// What the code emitted by the macros calls. Not a public API.
 #[doc(hidden)]

@@ -438,7 +438,7 @@ fn a_const_array_of_coefficients() {
     let ds: Vec<f32> = (0..4001).map(|i| (i as f32 - 2000.0) * 0.004).collect();
     let bits = |v: Vec<f32>| v.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
     // Bit for bit the literals' results on the CPU backends; within the device's `exp`
-    // tolerance (README: 1e-5 relative for f32; the result is at most 1) on the device.
+    // tolerance (the guide's devices chapter: 1e-5 relative for f32; the result is at most 1) on the device.
     let got = support::on_every_cpu_backend(|| bits(par![cnd_table(d) | d <- &ds]));
     assert_eq!(got, bits(ds.iter().map(|&d| cnd_literals(d)).collect()));
     for (backend, got) in on_devices(|| par![cnd_table(d) | d <- &ds]) {

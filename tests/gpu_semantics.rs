@@ -347,7 +347,7 @@ fn relative(got: f64, want: f64) -> f64 {
 #[test]
 fn transcendental_functions_are_within_the_stated_tolerance() {
     // The device's math library is not Rust's: sqrt is exact, the rest within a few ulps. The
-    // README states the tolerance these tests hold: 1e-12 relative for f64, 1e-5 for f32.
+    // The guide (`docs/src/devices.md`) states the tolerance these tests hold: 1e-12 relative for f64, 1e-5 for f32.
     let xs: Vec<f64> = (1..2000).map(|i| i as f64 * 0.0173).collect();
     let f = || par![(x.sqrt(), x.exp(), x.ln(), x.sin(), x.cos(), x.powf(1.7)) | x <- &xs];
     let want = with_backend(Backend::Sequential, f);

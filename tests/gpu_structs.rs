@@ -336,7 +336,7 @@ fn structs_in_par_fns() {
         })
         .collect();
     // The CPU backends agree bit for bit; the device within the tolerance of its `exp` and
-    // `ln` (README: 1e-5 relative for f32, here through a dozen operations and a difference of
+    // `ln` (the guide: 1e-5 relative for f32, here through a dozen operations and a difference of
     // two prices, so 1e-5 of the spot).
     let run = || par![black_scholes(o) | o <- &options];
     let got = on_every_cpu_backend(run);

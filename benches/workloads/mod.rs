@@ -6,7 +6,7 @@
 //!
 //! All three compute the same result over the same iteration space, so their times compare.
 //! Shared by `benches/comprehensions.rs` (criterion) and `examples/bench_report.rs` (the table in
-//! the README); both include this file and `examples/support/{lines,pythagorean,sieve}.rs` by
+//! the guide, `docs/src/performance.md`); both include this file and `examples/support/{lines,pythagorean,sieve}.rs` by
 //! path, as the modules `workloads`, `lines`, `pythagorean` and `sieve`.
 #![allow(dead_code)]
 
@@ -18,7 +18,7 @@ use rayon::prelude::*;
 /// How big the inputs are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Size {
-    /// The sizes of the benchmark report (the README's table).
+    /// The sizes of the benchmark report (the table in `docs/src/performance.md`).
     Full,
     /// A tenth or so of those, for criterion's many iterations.
     Reduced,

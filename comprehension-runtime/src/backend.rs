@@ -174,7 +174,7 @@ pub fn set_device_threshold(elements: u64) {
 
 static THRESHOLD: AtomicU64 = AtomicU64::new(u64::MAX);
 
-/// The threshold when the device could not be calibrated; see the README's measurements.
+/// The threshold when the device could not be calibrated; see the measurements in the guide (`docs/src/backends.md`).
 pub const DEFAULT_DEVICE_THRESHOLD: u64 = 1 << 17;
 
 /// A threshold set by the program or the environment, and which.
