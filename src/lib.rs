@@ -173,6 +173,13 @@
 //!
 //! The primitives of flattening by expansion are also a public API on slices:
 //! [`segmented`].
+//!
+//! ## `ndarray`
+//!
+//! With the `ndarray` feature, a one-dimensional `ndarray` array or view is a generator
+//! (`x <- &a`, `x <- a.view()`) and a capture read by index (`a[i]`), and the rows of a
+//! two-dimensional one are rows (`v <- m.row(i)`, `row <- m.view(), v <- row`), on the host
+//! and on a device (guide: `docs/src/interop.md`).
 
 pub use comprehension_macros::{
     par, par_all, par_any, par_count, par_device, par_explain, par_fn, par_kernel, par_max,
@@ -250,6 +257,11 @@ pub struct GuideComprehensive;
 #[doc = include_str!("../docs/src/devices.md")]
 #[cfg(doctest)]
 pub struct GuideDevices;
+
+/// The guide's chapter on the data users already have (`ndarray`).
+#[doc = include_str!("../docs/src/interop.md")]
+#[cfg(doctest)]
+pub struct GuideInterop;
 
 /// The guide's chapter on deploying to a GPU machine.
 #[doc = include_str!("../docs/src/deploying.md")]

@@ -8,7 +8,9 @@
 //! - [`segmented`]: `expand`, `expand_reduce`, `expand_outer_reduce`, `replicated_iota`,
 //!   `segmented_iota`, `segmented_scan`, `segmented_reduce`, parallel scans and
 //!   `sort_permutation`, on slices;
-//! - the CPU backends (rayon, and a sequential reference), chosen by [`Backend`].
+//! - the CPU backends (rayon, and a sequential reference), chosen by [`Backend`];
+//! - with the `ndarray` feature, `ndarray`'s one-dimensional arrays as sources and the rows of
+//!   its two-dimensional ones as rows.
 //!
 //! Users normally reach all of this through the `parcomp` crate.
 
@@ -20,6 +22,8 @@ mod device_vec;
 mod dispatch;
 #[doc(hidden)]
 pub mod gpu;
+#[cfg(feature = "ndarray")]
+mod interop;
 mod jagged;
 // The stages the emitted code chains: reached through `parcomp`'s macros, not named by users.
 #[doc(hidden)]

@@ -23,7 +23,7 @@ const LAYERS: &[&[&str]] = &[
     &["source", "trace"],
     &["pipeline", "jagged"],
     &["cpu", "gpu"],
-    &["device_vec"],
+    &["device_vec", "interop"],
     &["dispatch"],
     &["segmented"],
     &["transform"],
