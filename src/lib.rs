@@ -174,12 +174,13 @@
 //! The primitives of flattening by expansion are also a public API on slices:
 //! [`segmented`].
 //!
-//! ## `ndarray`
+//! ## `ndarray` and Apache Arrow
 //!
 //! With the `ndarray` feature, a one-dimensional `ndarray` array or view is a generator
 //! (`x <- &a`, `x <- a.view()`) and a capture read by index (`a[i]`), and the rows of a
 //! two-dimensional one are rows (`v <- m.row(i)`, `row <- m.view(), v <- row`), on the host
-//! and on a device (guide: `docs/src/interop.md`).
+//! and on a device. With the `arrow` feature, an Arrow `PrimitiveArray` is a generator and
+//! its list arrays are rows (`parcomp::arrow`). Guide: `docs/src/interop.md`.
 
 pub use comprehension_macros::{
     par, par_all, par_any, par_count, par_device, par_explain, par_fn, par_kernel, par_max,
@@ -189,6 +190,16 @@ pub use comprehension_runtime::gpu::device::{DeviceError, DeviceErrorKind, Devic
 pub use comprehension_runtime::gpu::{
     device_for as gpu_device, last_run_stats as gpu_stats, KernelCost, RunStats,
 };
+/// Apache Arrow arrays in comprehensions (the `arrow` feature): a `PrimitiveArray` (and its
+/// values' buffer) is a generator, [`options`](arrow::options) reads one with null slots as
+/// `Option`s, [`ListRows`](arrow::ListRows) reads a list array's rows in place, and
+/// [`list_array`](arrow::list_array) turns a [`Jagged`] into a `LargeListArray`.
+#[cfg(feature = "arrow")]
+pub mod arrow {
+    pub use comprehension_runtime::interop::arrow::{
+        list_array, options, ArrowReadError, ListRows, Options,
+    };
+}
 pub use comprehension_runtime::segmented;
 pub use comprehension_runtime::transform::{ByOrd, OrderKey};
 pub use comprehension_runtime::{

@@ -10,7 +10,8 @@
 //!   `sort_permutation`, on slices;
 //! - the CPU backends (rayon, and a sequential reference), chosen by [`Backend`];
 //! - with the `ndarray` feature, `ndarray`'s one-dimensional arrays as sources and the rows of
-//!   its two-dimensional ones as rows.
+//!   its two-dimensional ones as rows; with `arrow`, Arrow's primitive arrays as sources and its
+//!   list arrays as rows (`interop`).
 //!
 //! Users normally reach all of this through the `parcomp` crate.
 
@@ -22,8 +23,8 @@ mod device_vec;
 mod dispatch;
 #[doc(hidden)]
 pub mod gpu;
-#[cfg(feature = "ndarray")]
-mod interop;
+#[cfg(any(feature = "arrow", feature = "ndarray"))]
+pub mod interop;
 mod jagged;
 // The stages the emitted code chains: reached through `parcomp`'s macros, not named by users.
 #[doc(hidden)]

@@ -2,5 +2,7 @@
 //! of its name, as generators (`Source`) and as captures a device reads (`DynSlice`,
 //! `DynJagged`).
 
+#[cfg(feature = "arrow")]
+pub mod arrow;
 #[cfg(feature = "ndarray")]
 mod ndarray;
