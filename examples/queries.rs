@@ -1,7 +1,7 @@
 //! Questions over a table, answered with comprehensions: `group by`, `order by`, `take`.
 //!
-//! The data set — a year of orders of a small shop, 200,000 rows — is generated here with a
-//! fixed seed, so every run prints the same tables.
+//! The data set — a year of orders of a small shop, 200,000 rows — is generated (in
+//! `support/orders.rs`) with a fixed seed, so every run prints the same tables.
 //!
 //! ```text
 //! cargo run --release --example queries
@@ -10,58 +10,10 @@
 use parcomp::{par, par_count, par_max, par_max_by_key, par_sum};
 use std::time::Instant;
 
-/// One order.
-struct Order {
-    id: u32,
-    customer: String,
-    city: &'static str,
-    category: &'static str,
-    /// 1..=12.
-    month: u8,
-    /// In cents.
-    amount: u64,
-}
+#[path = "support/orders.rs"]
+mod orders;
 
-const CITIES: [&str; 8] =
-    ["Lisbon", "Oslo", "Lima", "Osaka", "Nairobi", "Quito", "Tallinn", "Perth"];
-const CATEGORIES: [&str; 5] = ["books", "games", "garden", "kitchen", "music"];
-const NAMES: [&str; 12] = [
-    "Ada", "Alan", "Barbara", "Donald", "Edsger", "Frances", "Grace", "John", "Ken", "Leslie",
-    "Margaret", "Niklaus",
-];
-
-/// A small deterministic generator (SplitMix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-fn orders(n: u32) -> Vec<Order> {
-    let mut rng = Rng(2026);
-    (0..n)
-        .map(|id| {
-            // Skewed: some cities order far more than others.
-            let city = CITIES[(rng.below(64) as f64).sqrt() as usize];
-            let customer = format!("{} #{}", NAMES[rng.below(12) as usize], rng.below(200));
-            let category = CATEGORIES[rng.below(5) as usize];
-            let month = 1 + rng.below(12) as u8;
-            let amount =
-                199 + rng.below(4_000) * (1 + rng.below(3) * rng.below(3)) + rng.below(997);
-            Order { id, customer, city, category, month, amount }
-        })
-        .collect()
-}
+use orders::orders;
 
 fn euros(cents: u64) -> String {
     format!("{}.{:02}", cents / 100, cents % 100)
