@@ -200,6 +200,16 @@ pub mod arrow {
         list_array, options, ArrowReadError, ListRows, Options,
     };
 }
+/// Data already on an NVIDIA GPU through cudarc (the `cuda` feature): a [`DeviceVec`] from and
+/// into a `CudaSlice` ([`DeviceVec::from_cuda_slice`], [`DeviceVec::to_cuda_slice`]), one copy
+/// on the GPU each way, none through the host. The slices' streams must be made from
+/// [`context`](cuda::context), the context parcomp's device runs in; [`cudarc`](cuda::cudarc)
+/// is the version parcomp uses.
+#[cfg(any(feature = "cuda", feature = "cuda-12"))]
+pub mod cuda {
+    pub use comprehension_runtime::gpu::cuda::interop::context;
+    pub use cudarc;
+}
 pub use comprehension_runtime::segmented;
 pub use comprehension_runtime::transform::{ByOrd, OrderKey};
 pub use comprehension_runtime::{

@@ -62,6 +62,48 @@ fn a_kernel_runs_and_reads_back_on_a_gpu() {
     device.load(&binary, "").unwrap();
 }
 
+#[test]
+fn cuda_slices_without_a_device_are_an_error() {
+    use comprehension_runtime::gpu::cuda::interop::context;
+    match (context(), device(Backend::Cuda)) {
+        (Ok(context), Ok(_)) => println!("CUDA context present: {:?}", context.cu_ctx()),
+        (Err(e), Err(opening)) => {
+            assert_eq!(e.kind, DeviceErrorKind::Unavailable, "{e}");
+            assert_eq!(e.message, opening.message);
+        }
+        (context, opening) => {
+            panic!("the context and the device disagree: {:?} {:?}", context.err(), opening.err())
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU: run with `--ignored` where one is present"]
+fn a_cuda_slice_round_trips_through_a_device_vec_on_a_gpu() {
+    use comprehension_runtime::gpu::cuda::interop::context;
+    use comprehension_runtime::DeviceVec;
+    let context = context().unwrap_or_else(|e| panic!("no CUDA device: {e}"));
+    let stream = context.new_stream().unwrap();
+    let values: Vec<u64> = (0..100_000).map(|i| i * 3 + 1).collect();
+    let slice = stream.clone_htod(&values).unwrap();
+    let kept = DeviceVec::from_cuda_slice(&slice).unwrap();
+    assert_eq!(kept.device(), Some(Backend::Cuda));
+    assert_eq!(kept.to_vec(), values);
+    let back = kept.to_cuda_slice(&stream).unwrap();
+    assert_eq!(stream.clone_dtoh(&back).unwrap(), values);
+    // Empty, and a host DeviceVec uploaded on the way.
+    let empty = DeviceVec::<f32>::from_slice(&[]).to_cuda_slice(&stream).unwrap();
+    assert_eq!(empty.len(), 0);
+    let host = with_backend(Backend::Rayon, || DeviceVec::from_slice(&[1.5f32, -2.0]));
+    assert_eq!(host.device(), None);
+    let up = host.to_cuda_slice(&stream).unwrap();
+    assert_eq!(stream.clone_dtoh(&up).unwrap(), [1.5, -2.0]);
+    // Values stored otherwise than a CudaSlice holds them are refused.
+    let flags = DeviceVec::from_slice(&[true, false]);
+    let refused = flags.to_cuda_slice(&stream).expect_err("bool is no number");
+    assert!(refused.message.contains("only numbers convert"), "{refused}");
+}
+
 /// Set in the environment of the child process, so that the child test does nothing when
 /// someone runs the ignored tests by hand.
 const CHILD: &str = "PARCOMP_TEST_CHILD";

@@ -14,6 +14,8 @@
 
 mod nvrtc;
 
+pub mod interop;
+
 pub use nvrtc::{compile, nvrtc_available, nvrtc_version, Compiled};
 
 use super::device::{
@@ -85,9 +87,14 @@ pub(crate) fn library_names(library: &str) -> String {
 
 /// The process's CUDA device, opened on first use (its line in `../devices.rs`).
 pub(crate) fn shared() -> Result<&'static dyn Device, DeviceError> {
+    super::device::opened(opened())
+}
+
+/// The process's CUDA device, opened on first use, or why there is none.
+fn opened() -> &'static Result<CudaDevice, DeviceError> {
     static DEVICE: std::sync::OnceLock<Result<CudaDevice, DeviceError>> =
         std::sync::OnceLock::new();
-    super::device::opened(DEVICE.get_or_init(CudaDevice::open))
+    DEVICE.get_or_init(CudaDevice::open)
 }
 
 impl CudaDevice {
