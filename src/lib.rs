@@ -203,7 +203,7 @@ pub mod arrow {
 /// Data already on an NVIDIA GPU through cudarc (the `cuda` feature): a [`DeviceVec`] from and
 /// into a `CudaSlice` ([`DeviceVec::from_cuda_slice`], [`DeviceVec::to_cuda_slice`]), one copy
 /// on the GPU each way, none through the host. The slices' streams must be made from
-/// [`context`](cuda::context), the context parcomp's device runs in; [`cudarc`](cuda::cudarc)
+/// [`context`](cuda::context), the context parcomp's device runs in; `cudarc`
 /// is the version parcomp uses.
 #[cfg(any(feature = "cuda", feature = "cuda-12"))]
 pub mod cuda {
