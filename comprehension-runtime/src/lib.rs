@@ -23,7 +23,7 @@ mod device_vec;
 mod dispatch;
 #[doc(hidden)]
 pub mod gpu;
-#[cfg(any(feature = "arrow", feature = "ndarray"))]
+#[cfg(any(feature = "arrow", feature = "ndarray", feature = "cuda-api"))]
 pub mod interop;
 mod jagged;
 // The stages the emitted code chains: reached through `parcomp`'s macros, not named by users.

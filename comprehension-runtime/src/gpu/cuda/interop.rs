@@ -1,13 +1,10 @@
-//! `DeviceVec`s from and into cudarc's `CudaSlice`s, for code that already holds its data on
-//! the GPU (its own cudarc kernels, or a library built on cudarc): one copy on the GPU each way,
-//! none through the host. Both sides must be in the context parcomp's CUDA device runs in,
-//! [`context`], which the user's streams are made from.
+//! The CUDA device's side of the conversions between a `DeviceVec` and cudarc's `CudaSlice`
+//! (`interop/cuda.rs`): the context parcomp's device runs in, which the user's streams are made
+//! from, and one copy on the GPU each way between a slice and a device buffer, none through
+//! the host.
 
 use super::{api, memory_of, opened, CudaDevice};
-use crate::gpu::device::{Device, DeviceError, DeviceErrorKind};
-use crate::gpu::resident::Resident;
-use crate::gpu::types::{ColumnLayout, DeviceType, TypeDesc};
-use crate::{Backend, DeviceVec};
+use crate::gpu::device::{Buffer, Device, DeviceError, DeviceErrorKind};
 use cudarc::driver::{
     result, CudaContext, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
     ValidAsZeroBits,
@@ -25,104 +22,78 @@ fn device() -> Result<&'static CudaDevice, DeviceError> {
     opened().as_ref().map_err(Clone::clone)
 }
 
-/// An error of a conversion between a `DeviceVec` and a `CudaSlice`.
-fn refused(message: String) -> DeviceError {
-    DeviceError::new(DeviceErrorKind::Unavailable, message)
-}
-
-/// Checks that `stream` belongs to parcomp's context.
-fn same_context(device: &CudaDevice, stream: &CudaStream) -> Result<(), DeviceError> {
+/// The device, when `stream` belongs to its context.
+fn device_of(stream: &CudaStream) -> Result<&'static CudaDevice, DeviceError> {
+    let device = device()?;
     if stream.context().cu_ctx() == device.context.cu_ctx() {
-        Ok(())
+        Ok(device)
     } else {
-        Err(refused(
+        Err(DeviceError::new(
+            DeviceErrorKind::Unavailable,
             "the CudaSlice's stream belongs to another CUDA context than parcomp's device: make \
-             its stream from `parcomp::cuda::context()`"
-                .into(),
+             its stream from `parcomp::cuda::context()`",
         ))
     }
 }
 
-/// The bytes of `len` values of `T`, when `T` is stored on the device as it is in memory (a
-/// primitive number): the only values a `CudaSlice<T>` and a `DeviceVec<T>` both hold alike.
-fn raw_bytes<T: DeviceType>(len: usize) -> Result<usize, DeviceError> {
-    match (T::desc(), T::RAW_SIZE) {
-        (TypeDesc::Prim(_), Some(size)) if size == std::mem::size_of::<T>() => len
-            .checked_mul(size)
-            .ok_or_else(|| refused(format!("{len} values of {size} bytes overflow a usize"))),
-        (desc, _) => Err(refused(format!(
-            "a DeviceVec<{desc}> is not stored as a CudaSlice is: only numbers convert"
-        ))),
-    }
+/// A new buffer of the device holding the first `bytes` bytes of `slice`, copied on the GPU
+/// after the work queued on the slice's stream; the copy has ended when this returns.
+pub(crate) fn buffer_from_slice<T: DeviceRepr>(
+    slice: &CudaSlice<T>,
+    bytes: usize,
+) -> Result<Buffer, DeviceError> {
+    assert!(bytes <= slice.len() * std::mem::size_of::<T>(), "a copy past the slice's end");
+    let stream = slice.stream();
+    let device = device_of(stream)?;
+    stream.synchronize().map_err(|e| api(DeviceErrorKind::Transfer, "cuStreamSynchronize", e))?;
+    let buffer = device.alloc(bytes)?;
+    let dst = memory_of(&buffer)?.ptr;
+    let (src, _read) = slice.device_ptr(stream);
+    device.bind()?;
+    // SAFETY: both ranges are `bytes` long (the slice's, checked above; the buffer was just
+    // allocated with them) and distinct allocations. The slice's stream has finished its work
+    // (synchronized above); the context's synchronization below waits for the copy before the
+    // slice, borrowed until this returns, can be written or freed, and before a run reads the
+    // buffer.
+    unsafe { result::memcpy_dtod_sync(dst, src, bytes) }
+        .map_err(|e| api(DeviceErrorKind::Transfer, "cuMemcpyDtoD", e))?;
+    device.finish()?;
+    Ok(buffer)
 }
 
-impl<T: DeviceType + DeviceRepr> DeviceVec<T> {
-    /// The values of `slice`, copied on the GPU into a `DeviceVec` on the CUDA device (waiting
-    /// for the work queued on the slice's stream first, and for the copy). An error when the
-    /// slice's stream is not in parcomp's [`context`], when `T` is not a number, or when there
-    /// is no CUDA device.
-    pub fn from_cuda_slice(slice: &CudaSlice<T>) -> Result<DeviceVec<T>, DeviceError> {
-        let device = device()?;
-        let stream = slice.stream();
-        same_context(device, stream)?;
-        let bytes = raw_bytes::<T>(slice.len())?;
-        if slice.is_empty() {
-            return Ok(DeviceVec::on_host(Vec::new()));
-        }
-        let layout = ColumnLayout::new(&T::desc(), slice.len()).ok_or_else(|| {
-            refused(format!("{} values overflow the device's sizes", slice.len()))
-        })?;
-        stream
-            .synchronize()
-            .map_err(|e| api(DeviceErrorKind::Transfer, "cuStreamSynchronize", e))?;
-        let buffer = device.alloc(bytes)?;
-        let dst = memory_of(&buffer)?.ptr;
-        let (src, _read) = slice.device_ptr(stream);
+/// A new slice of `len` values of `T` on `stream`, holding the first `bytes` bytes of
+/// `buffer` (one of the device's), copied on the GPU; the copy has ended when this returns.
+pub(crate) fn slice_from_buffer<T: DeviceRepr + ValidAsZeroBits>(
+    buffer: &Buffer,
+    len: usize,
+    bytes: usize,
+    stream: &Arc<CudaStream>,
+) -> Result<CudaSlice<T>, DeviceError> {
+    assert!(bytes <= len * std::mem::size_of::<T>(), "a copy past the slice's end");
+    let device = device_of(stream)?;
+    let alloc = |e| api(DeviceErrorKind::Alloc, "a CudaSlice", e);
+    buffer.check_range(0, bytes)?;
+    let src = memory_of(buffer)?.ptr;
+    let mut out = stream.alloc_zeros::<T>(len).map_err(alloc)?;
+    stream.synchronize().map_err(|e| api(DeviceErrorKind::Transfer, "cuStreamSynchronize", e))?;
+    {
+        let (dst, _written) = out.device_ptr_mut(stream);
         device.bind()?;
-        // SAFETY: both ranges are `bytes` long: the slice holds `len` values of `T`, and the
-        // buffer was just allocated with `bytes`; they are distinct allocations. The slice's
-        // stream has finished its work (synchronized above); the context's synchronization
-        // below waits for the copy before the slice can be written or freed again (it is
-        // borrowed until this returns) and before any run reads the buffer.
+        // SAFETY: both ranges are `bytes` long (the buffer's checked above, the slice's by the
+        // assertion) and distinct allocations; the new slice's zeroing has finished
+        // (synchronized above), and the context's synchronization below waits for the copy
+        // before the slice is handed out.
         unsafe { result::memcpy_dtod_sync(dst, src, bytes) }
             .map_err(|e| api(DeviceErrorKind::Transfer, "cuMemcpyDtoD", e))?;
         device.finish()?;
-        Ok(DeviceVec::on_device(Resident::new(Backend::Cuda, buffer, layout, slice.len())))
     }
+    Ok(out)
+}
 
-    /// The values, copied on the GPU into a new `CudaSlice` of `stream` (uploaded to the CUDA
-    /// device first when they are not there; waiting for the copy). An error when `stream` is
-    /// not in parcomp's [`context`], when `T` is not a number, or when there is no CUDA device.
-    pub fn to_cuda_slice(&self, stream: &Arc<CudaStream>) -> Result<CudaSlice<T>, DeviceError>
-    where
-        T: ValidAsZeroBits,
-    {
-        let device = device()?;
-        same_context(device, stream)?;
-        let bytes = raw_bytes::<T>(self.len())?;
-        let alloc = |e| api(DeviceErrorKind::Alloc, "a CudaSlice", e);
-        if self.is_empty() {
-            return stream.null::<T>().map_err(alloc);
-        }
-        let resident = self.resident(Backend::Cuda).ok_or_else(|| {
-            refused("the DeviceVec could not be copied to the CUDA device".into())
-        })?;
-        let src = memory_of(&resident.buffer)?.ptr;
-        let mut out = stream.alloc_zeros::<T>(self.len()).map_err(alloc)?;
-        stream
-            .synchronize()
-            .map_err(|e| api(DeviceErrorKind::Transfer, "cuStreamSynchronize", e))?;
-        {
-            let (dst, _written) = out.device_ptr_mut(stream);
-            device.bind()?;
-            // SAFETY: both ranges are `bytes` long (`len` values of `T` each side, `T` stored
-            // as it is in memory: `raw_bytes`); distinct allocations; the new slice's zeroing
-            // has finished (synchronized above), and the context's synchronization below waits
-            // for the copy before the slice is handed out.
-            unsafe { result::memcpy_dtod_sync(dst, src, bytes) }
-                .map_err(|e| api(DeviceErrorKind::Transfer, "cuMemcpyDtoD", e))?;
-            device.finish()?;
-        }
-        Ok(out)
-    }
+/// A slice of no values on `stream` (which must be in parcomp's context).
+pub(crate) fn empty_slice<T: DeviceRepr>(
+    stream: &Arc<CudaStream>,
+) -> Result<CudaSlice<T>, DeviceError> {
+    device_of(stream)?;
+    stream.null::<T>().map_err(|e| api(DeviceErrorKind::Alloc, "a CudaSlice", e))
 }
