@@ -1,6 +1,7 @@
 //! [`DeviceVec`]: values that stay in a device's memory across comprehensions.
 
 use crate::backend::{self, Backend};
+use crate::gpu::host_data::write_row_values;
 use crate::gpu::offload::{DynJagged, DynSlice};
 use crate::gpu::resident::Resident;
 use crate::gpu::types::{from_columns, ColumnLayout, ColumnWriter, DeviceType, TypeDesc};
@@ -355,11 +356,7 @@ impl<T: DeviceType> DynJagged for crate::DeviceJagged<T> {
         out.extend_from_slice(self.offsets_host());
     }
     fn write_row(&self, row: usize, at: usize, out: &mut ColumnWriter<'_>) -> usize {
-        let values = self.row(row);
-        for (k, v) in values.iter().enumerate() {
-            DeviceType::write(v, out.at(at + k));
-        }
-        values.len()
+        write_row_values(self.row(row), at, out)
     }
     fn column_bytes(&self) -> Option<&[u8]> {
         T::as_column(DeviceJagged::values(self).as_slice())

@@ -168,7 +168,7 @@ pub(crate) fn primitive<R>(
         target_pointer_width = "64",
         target_endian = "little"
     ));
-    if capable && gpu::record::enabled() {
+    if capable {
         programs.record_for_gpu();
     }
     let placement = if !capable || matches!(forced, Some(b) if !b.is_device()) {

@@ -383,6 +383,21 @@ pub trait DynJagged: Sync {
     }
 }
 
+/// Writes one row's `values` at positions `at..` of the columns; returns how many: what
+/// [`DynJagged::write_row`] does for rows stored as slices or views.
+pub(crate) fn write_row_values<'v, T: DeviceType + 'v>(
+    values: impl IntoIterator<Item = &'v T>,
+    at: usize,
+    out: &mut ColumnWriter<'_>,
+) -> usize {
+    let mut written = 0;
+    for v in values {
+        DeviceType::write(v, out.at(at + written));
+        written += 1;
+    }
+    written
+}
+
 /// The bytes of `usize` offsets as the device's `u64`s, on a 64-bit little-endian host.
 fn usize_bytes(offsets: &[usize]) -> Option<&[u8]> {
     if cfg!(all(target_endian = "little", target_pointer_width = "64")) {
@@ -413,11 +428,7 @@ impl<T: DeviceType> DynJagged for Jagged<T> {
         out.extend(Jagged::offsets(self).iter().map(|&o| o as u64));
     }
     fn write_row(&self, row: usize, at: usize, out: &mut ColumnWriter<'_>) -> usize {
-        let values = self.row(row);
-        for (k, v) in values.iter().enumerate() {
-            DeviceType::write(v, out.at(at + k));
-        }
-        values.len()
+        write_row_values(self.row(row), at, out)
     }
     fn column_bytes(&self) -> Option<&[u8]> {
         T::as_column(Jagged::values(self))
@@ -455,10 +466,7 @@ impl<T: DeviceType> DynJagged for [Vec<T>] {
         }
     }
     fn write_row(&self, row: usize, at: usize, out: &mut ColumnWriter<'_>) -> usize {
-        for (k, v) in self[row].iter().enumerate() {
-            DeviceType::write(v, out.at(at + k));
-        }
-        self[row].len()
+        write_row_values(&self[row], at, out)
     }
 }
 
@@ -496,10 +504,7 @@ impl<T: DeviceType, const N: usize> DynJagged for [[T; N]] {
         out.extend((0..=self.len() as u64).map(|r| r * N as u64));
     }
     fn write_row(&self, row: usize, at: usize, out: &mut ColumnWriter<'_>) -> usize {
-        for (k, v) in self[row].iter().enumerate() {
-            DeviceType::write(v, out.at(at + k));
-        }
-        N
+        write_row_values(&self[row], at, out)
     }
     fn column_bytes(&self) -> Option<&[u8]> {
         T::as_column(self.as_flattened())

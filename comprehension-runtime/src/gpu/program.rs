@@ -796,6 +796,9 @@ impl PrimitivePrograms {
     #[cfg_attr(not(any(feature = "opencl", feature = "cuda-api")), allow(dead_code))]
     pub(crate) fn record_for_gpu(self) {
         static DONE: OnceLock<Mutex<HashSet<(&'static str, &'static str)>>> = OnceLock::new();
+        if !record::enabled() {
+            return;
+        }
         record_runtime_programs_for_gpu();
         let Self::Monoid { tag, op } = self else { return };
         let done = DONE.get_or_init(Mutex::default);

@@ -12,13 +12,13 @@
 //!   `PrimitiveArray` (Arrow's own `From<Vec<_>>`), and a [`Jagged`] of rows is a
 //!   [`LargeListArray`] ([`list_array`]).
 
-use crate::gpu::host_data::{DynJagged, DynSlice, Records};
+use crate::gpu::host_data::{write_row_values, DynJagged, DynSlice, Records};
 use crate::gpu::types::{ColumnWriter, DeviceType, RecordLayout, TypeDesc};
 use crate::source::Source;
 use crate::Jagged;
 use arrow_array::types::ArrowPrimitiveType;
 use arrow_array::{Array, GenericListArray, LargeListArray, OffsetSizeTrait, PrimitiveArray};
-use arrow_buffer::{ArrowNativeType, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{ArrowNativeType, OffsetBuffer, ScalarBuffer, ToByteSlice};
 use std::fmt;
 use std::sync::Arc;
 
@@ -250,22 +250,17 @@ where
         out.extend(self.offsets.iter().map(|o| o.as_usize() as u64 - base));
     }
     fn write_row(&self, row: usize, at: usize, out: &mut ColumnWriter<'_>) -> usize {
-        let values = self.row(row);
-        for (k, v) in values.iter().enumerate() {
-            DeviceType::write(v, out.at(at + k));
-        }
-        values.len()
+        write_row_values(self.row(row), at, out)
     }
     fn column_bytes(&self) -> Option<&[u8]> {
         <T::Native as DeviceType>::as_column(self.values)
     }
     fn offset_bytes(&self) -> Option<&[u8]> {
-        // A large list's offsets from 0 are the device's `u64`s as they lie (never negative).
-        if O::IS_LARGE && self.offsets[0].as_usize() == 0 {
-            <i64 as DeviceType>::as_column(bytemuck_i64(self.offsets))
-        } else {
-            None
-        }
+        // A large list's offsets from 0 are the device's `u64`s as they lie (never negative),
+        // on the 64-bit little-endian hosts the device path runs on.
+        let as_device = cfg!(all(target_endian = "little", target_pointer_width = "64"));
+        (as_device && O::IS_LARGE && self.offsets[0].as_usize() == 0)
+            .then(|| self.offsets.to_byte_slice())
     }
     fn record_layout(&self) -> Option<RecordLayout> {
         DynSlice::record_layout(self.values)
@@ -273,14 +268,6 @@ where
     fn records(&self) -> Option<Records<'_>> {
         DynSlice::records(self.values)
     }
-}
-
-/// The offsets of a large list as `i64`s (`O` is `i64` when `O::IS_LARGE`).
-fn bytemuck_i64<O: OffsetSizeTrait>(offsets: &[O]) -> &[i64] {
-    assert!(O::IS_LARGE && std::mem::size_of::<O>() == 8);
-    // SAFETY: the only large offset type is `i64` (checked above by its size and Arrow's
-    // `IS_LARGE`), so the slice is a slice of `i64`: same length, alignment and values.
-    unsafe { std::slice::from_raw_parts(offsets.as_ptr().cast::<i64>(), offsets.len()) }
 }
 
 /// `rows` as a [`LargeListArray`] of `T` (rows may be empty; nothing is null): its offsets and

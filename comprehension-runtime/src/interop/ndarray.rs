@@ -14,7 +14,7 @@
 //! Elements must be `Copy` (numbers, tuples, `DeviceValue` structs ...): an `ndarray` of
 //! `String`s is read by collecting what is needed into a `Vec` first.
 
-use crate::gpu::host_data::{DynJagged, DynSlice, Records};
+use crate::gpu::host_data::{write_row_values, DynJagged, DynSlice, Records};
 use crate::gpu::types::{ColumnWriter, DeviceType, RecordLayout, TypeDesc};
 use crate::source::Source;
 use ndarray::{ArrayBase, ArrayView, ArrayView1, Data, Ix1, Ix2};
@@ -100,11 +100,7 @@ where
         out.extend((0..=self.nrows() as u64).map(|r| r * width));
     }
     fn write_row(&self, row: usize, at: usize, out: &mut ColumnWriter<'_>) -> usize {
-        let values = self.row(row);
-        for (k, v) in values.iter().enumerate() {
-            DeviceType::write(v, out.at(at + k));
-        }
-        values.len()
+        write_row_values(self.row(row), at, out)
     }
     fn column_bytes(&self) -> Option<&[u8]> {
         self.as_slice().and_then(<S::Elem as DeviceType>::as_column)

@@ -6,7 +6,7 @@
 use super::{api, memory_of, opened, CudaDevice};
 use crate::gpu::device::{Buffer, Device, DeviceError, DeviceErrorKind};
 use cudarc::driver::{
-    result, CudaContext, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
+    result, sys, CudaContext, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
     ValidAsZeroBits,
 };
 use std::sync::Arc;
@@ -36,6 +36,30 @@ fn device_of(stream: &CudaStream) -> Result<&'static CudaDevice, DeviceError> {
     }
 }
 
+/// Copies `bytes` bytes from `src` to `dst` on the GPU, after the work queued on `stream` (the
+/// slice's), and waits for the copy (the context's synchronization) before returning.
+///
+/// # Safety
+///
+/// `src` and `dst` must be distinct allocations of the device's context, each with at least
+/// `bytes` bytes, neither freed nor written by anything else until this returns.
+unsafe fn copy_on_gpu(
+    device: &CudaDevice,
+    stream: &CudaStream,
+    dst: sys::CUdeviceptr,
+    src: sys::CUdeviceptr,
+    bytes: usize,
+) -> Result<(), DeviceError> {
+    stream.synchronize().map_err(|e| api(DeviceErrorKind::Transfer, "cuStreamSynchronize", e))?;
+    device.bind()?;
+    // SAFETY: the ranges are valid, distinct and untouched by others (the caller's contract);
+    // the work queued before on `stream` has ended (synchronized above), and the context's
+    // synchronization below waits for the copy, which no host-side wait of cuMemcpyDtoD does.
+    unsafe { result::memcpy_dtod_sync(dst, src, bytes) }
+        .map_err(|e| api(DeviceErrorKind::Transfer, "cuMemcpyDtoD", e))?;
+    device.finish()
+}
+
 /// A new buffer of the device holding the first `bytes` bytes of `slice`, copied on the GPU
 /// after the work queued on the slice's stream; the copy has ended when this returns.
 pub(crate) fn buffer_from_slice<T: DeviceRepr>(
@@ -45,19 +69,13 @@ pub(crate) fn buffer_from_slice<T: DeviceRepr>(
     assert!(bytes <= slice.len() * std::mem::size_of::<T>(), "a copy past the slice's end");
     let stream = slice.stream();
     let device = device_of(stream)?;
-    stream.synchronize().map_err(|e| api(DeviceErrorKind::Transfer, "cuStreamSynchronize", e))?;
     let buffer = device.alloc(bytes)?;
     let dst = memory_of(&buffer)?.ptr;
     let (src, _read) = slice.device_ptr(stream);
-    device.bind()?;
     // SAFETY: both ranges are `bytes` long (the slice's, checked above; the buffer was just
-    // allocated with them) and distinct allocations. The slice's stream has finished its work
-    // (synchronized above); the context's synchronization below waits for the copy before the
-    // slice, borrowed until this returns, can be written or freed, and before a run reads the
-    // buffer.
-    unsafe { result::memcpy_dtod_sync(dst, src, bytes) }
-        .map_err(|e| api(DeviceErrorKind::Transfer, "cuMemcpyDtoD", e))?;
-    device.finish()?;
+    // allocated with them), distinct, and untouched by others: the buffer is ours alone, and
+    // the slice is borrowed until this returns.
+    unsafe { copy_on_gpu(device, stream, dst, src, bytes) }?;
     Ok(buffer)
 }
 
@@ -71,21 +89,17 @@ pub(crate) fn slice_from_buffer<T: DeviceRepr + ValidAsZeroBits>(
 ) -> Result<CudaSlice<T>, DeviceError> {
     assert!(bytes <= len * std::mem::size_of::<T>(), "a copy past the slice's end");
     let device = device_of(stream)?;
-    let alloc = |e| api(DeviceErrorKind::Alloc, "a CudaSlice", e);
     buffer.check_range(0, bytes)?;
     let src = memory_of(buffer)?.ptr;
-    let mut out = stream.alloc_zeros::<T>(len).map_err(alloc)?;
-    stream.synchronize().map_err(|e| api(DeviceErrorKind::Transfer, "cuStreamSynchronize", e))?;
+    let mut out =
+        stream.alloc_zeros::<T>(len).map_err(|e| api(DeviceErrorKind::Alloc, "a CudaSlice", e))?;
     {
         let (dst, _written) = out.device_ptr_mut(stream);
-        device.bind()?;
         // SAFETY: both ranges are `bytes` long (the buffer's checked above, the slice's by the
-        // assertion) and distinct allocations; the new slice's zeroing has finished
-        // (synchronized above), and the context's synchronization below waits for the copy
-        // before the slice is handed out.
-        unsafe { result::memcpy_dtod_sync(dst, src, bytes) }
-            .map_err(|e| api(DeviceErrorKind::Transfer, "cuMemcpyDtoD", e))?;
-        device.finish()?;
+        // assertion), distinct, and untouched by others: the slice is new and not handed out
+        // yet (its zeroing, queued on `stream`, ends before the copy), and a DeviceVec's buffer
+        // is written by no one once made.
+        unsafe { copy_on_gpu(device, stream, dst, src, bytes) }?;
     }
     Ok(out)
 }
